@@ -1,0 +1,54 @@
+"""Card ranks as the referee and the card reader both name them.
+
+Suits never matter in Cheat, so a card is identified by its rank alone; the reader may still
+report a suit for display, but the rules never look at it.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+
+class Rank(str, Enum):
+    """A rank as written in transcripts: ``A 2 ... 10 J Q K`` and ``JOKER``."""
+
+    ACE = "A"
+    TWO = "2"
+    THREE = "3"
+    FOUR = "4"
+    FIVE = "5"
+    SIX = "6"
+    SEVEN = "7"
+    EIGHT = "8"
+    NINE = "9"
+    TEN = "10"
+    JACK = "J"
+    QUEEN = "Q"
+    KING = "K"
+    JOKER = "JOKER"
+
+    def __str__(self) -> str:
+        return self.value
+
+    @classmethod
+    def parse(cls, text: object) -> "Rank":
+        """Read a rank from its written form, accepting lower case and ``1``/``T``-free spellings only."""
+        if isinstance(text, str):
+            key = text.strip().upper()
+            try:
+                return cls(key)
+            except ValueError:
+                pass
+        raise ValueError(f"{text!r} is not a rank (expected one of {', '.join(r.value for r in cls)})")
+
+
+#: The thirteen ranks that can be claimed, in the "up" order of the rank cycle.
+CLAIMABLE: tuple[Rank, ...] = tuple(r for r in Rank if r is not Rank.JOKER)
+
+#: Suits as the card reader reports them; the rules ignore them.
+SUITS: tuple[str, ...] = ("S", "H", "D", "C")
+
+
+def step(rank: Rank, delta: int) -> Rank:
+    """The rank ``delta`` places along the cycle A, 2, ..., K, A (negative goes down)."""
+    return CLAIMABLE[(CLAIMABLE.index(rank) + delta) % len(CLAIMABLE)]
