@@ -1,0 +1,491 @@
+"""The rules engine: the state of a sitting, derived event by event.
+
+Every event goes through :func:`advance`, which returns a new :class:`State` and never touches the
+old one. That single mechanism gives all-or-nothing changes (an illegal event raises before
+anything is kept), undo (go back to the previous state), replay and crash recovery (apply the
+stored log from the start).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from .cards import CLAIMABLE, Rank, step
+from .errors import IllegalAction, ImpossibleReveal
+from .events import Call, Event, FourOfAKind, NewGame, NoCall, Pass, Play, Undo, Winner
+from .rules import RANKED_POINTS, CountRule, Order, Rules, TableKind
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What a player said they laid down: "three 7s"."""
+
+    player: str
+    count: int
+    rank: Rank
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of a call: who lied, who picks up, and how the hands were corrected."""
+
+    caller: str
+    challenged: str
+    claim: Claim
+    revealed: tuple[Rank, ...]
+    lie: bool
+    picked_up_by: str
+    cards: int
+
+    @property
+    def wrong_ranks(self) -> tuple[Rank, ...]:
+        """The revealed cards that are neither the claimed rank nor a joker."""
+        return tuple(r for r in self.revealed if r not in (self.claim.rank, Rank.JOKER))
+
+    @property
+    def count_difference(self) -> int:
+        """Cards actually played minus cards claimed: the correction to the challenged hand."""
+        return len(self.revealed) - self.claim.count
+
+    def announcement(self) -> str:
+        """The sentence the referee says aloud."""
+        word = "Lie" if self.lie else "Honest"
+        return f"{word}: {self.picked_up_by} picks up {self.cards} card{'s' if self.cards != 1 else ''}"
+
+
+@dataclass
+class Game:
+    """One deal, from the deal to the last place. Mutated only on a fresh copy inside :func:`advance`."""
+
+    players: tuple[str, ...]
+    dealer: str
+    rules: Rules
+    hands: dict[str, int]
+    turn: str | None
+    pile: int = 0
+    out_of_game: int = 0
+    fours_out: dict[Rank, int] = field(default_factory=dict)
+    reference: Rank = Rank.ACE
+    opening: bool = True
+    awaiting_call: bool = False
+    last_play: Claim | None = None
+    last_call: Verdict | None = None
+    shown: tuple[Verdict, ...] = ()
+    places: tuple[str, ...] = ()
+    over: bool = False
+
+    def copy(self) -> "Game":
+        clone = Game.__new__(Game)
+        clone.__dict__.update(self.__dict__)
+        clone.hands = dict(self.hands)
+        clone.fours_out = dict(self.fours_out)
+        return clone
+
+    @property
+    def ranks_allowed(self) -> tuple[Rank, ...]:
+        """The ranks the next play may claim, in the order A, 2, ..., K."""
+        if self.over:
+            return ()
+        order = self.rules.order
+        if self.opening or order not in (Order.UP_OR_DOWN, Order.SAME_OR_ADJACENT):
+            return (self.reference,)
+        deltas = (-1, 1) if order is Order.UP_OR_DOWN else (-1, 0, 1)
+        return tuple(sorted({step(self.reference, d) for d in deltas}, key=CLAIMABLE.index))
+
+    @property
+    def active(self) -> tuple[str, ...]:
+        """Players still in the game: not placed yet (a pending last play still counts as in)."""
+        return tuple(p for p in self.players if p not in self.places)
+
+    def card_total(self) -> int:
+        """Hands, pile and cards out of the game: always the deck size."""
+        return sum(self.hands.values()) + self.pile + self.out_of_game
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """One row of the match table."""
+
+    number: int
+    players: tuple[str, ...]
+    places: tuple[str, ...]
+    kind: TableKind
+    tracked: bool
+
+    @property
+    def winner(self) -> str:
+        return self.places[0]
+
+    def points(self) -> dict[str, int]:
+        table = (1,) if self.kind is TableKind.MATCH else RANKED_POINTS
+        return {name: table[i] for i, name in enumerate(self.places[: len(table)])}
+
+
+@dataclass(frozen=True)
+class MatchTable:
+    """The sitting's table: one row per finished game, and everyone who sat at any game."""
+
+    kind: TableKind = TableKind.MATCH
+    rows: tuple[GameResult, ...] = ()
+    players: tuple[str, ...] = ()
+
+    def scores(self) -> dict[str, int]:
+        """Wins (match) or 3/2/1 points (ranked) per player; players who won nothing have 0."""
+        totals = dict.fromkeys(self.players, 0)
+        for row in self.rows:
+            for name, points in row.points().items():
+                totals[name] = totals.get(name, 0) + points
+        return totals
+
+    def with_players(self, players: tuple[str, ...]) -> "MatchTable":
+        new = tuple(p for p in players if p not in self.players)
+        return MatchTable(self.kind, self.rows, self.players + new) if new else self
+
+    def with_row(self, players: tuple[str, ...], places: tuple[str, ...], tracked: bool) -> "MatchTable":
+        row = GameResult(len(self.rows) + 1, players, places, self.kind, tracked)
+        return MatchTable(self.kind, self.rows + (row,), self.with_players(players).players)
+
+
+@dataclass(frozen=True)
+class State:
+    """Everything the referee knows after some events: the current game (or None) and the table."""
+
+    game: Game | None = None
+    table: MatchTable = MatchTable()
+
+
+def advance(state: State, event: Event) -> State:
+    """The state after ``event``; raises :class:`IllegalAction` (and changes nothing) if it is not legal."""
+    handler = _HANDLERS.get(type(event))
+    if handler is None:
+        raise IllegalAction(f"{type(event).__name__} is not applied by advance")
+    return handler(state, event)
+
+
+# --- new games and results -------------------------------------------------------------------
+
+
+def _new_game(state: State, event: NewGame) -> State:
+    players, rules = event.players, event.rules
+    if not 2 <= len(players) <= rules.max_players:
+        decks = "one deck" if rules.decks == 1 else "two decks"
+        raise IllegalAction(f"a game with {decks} takes 2 to {rules.max_players} players, not {len(players)}")
+    seen: set[str] = set()
+    for name in players:
+        if name in seen:
+            raise IllegalAction(f"{name} is listed twice; player names must be unique")
+        seen.add(name)
+    dealer = event.dealer if event.dealer is not None else _default_dealer(state, players)
+    _require_seated(players, dealer, "dealer")
+    first = event.first if event.first is not None else _left_of(players, dealer)
+    _require_seated(players, first, "first player")
+    start = players.index(dealer) + 1
+    seats = [players[(start + k) % len(players)] for k in range(len(players))]
+    dealt = dict(zip(seats, rules.deal_sizes(len(players))))
+    game = Game(
+        players=players,
+        dealer=dealer,
+        rules=rules,
+        hands={name: dealt[name] for name in players},
+        turn=first,
+    )
+    table = MatchTable(rules.table, state.table.rows, state.table.players).with_players(players)
+    return State(game, table)
+
+
+def _default_dealer(state: State, players: tuple[str, ...]) -> str:
+    """The last player listed for a sitting's first game; later, the left of the previous dealer."""
+    previous = state.game.dealer if state.game is not None else None
+    if previous in players:
+        return _left_of(players, previous)
+    return players[-1]
+
+
+def _left_of(players: tuple[str, ...], name: str) -> str:
+    return players[(players.index(name) + 1) % len(players)]
+
+
+def _require_seated(players: tuple[str, ...], name: str, role: str) -> None:
+    if name not in players:
+        raise IllegalAction(f"the {role} {name} is not one of the players ({', '.join(players)})")
+
+
+def _winner(state: State, event: Winner) -> State:
+    table = state.table
+    game = state.game
+    in_progress = game is not None and not game.over
+    if in_progress:
+        players = game.players
+    elif event.players is not None:
+        players = event.players
+    elif game is not None:
+        players = game.players
+    else:
+        raise IllegalAction("no players known yet: give the table's players with the winner")
+    if len(set(players)) != len(players):
+        raise IllegalAction("player names must be unique")
+    places = _result_places(table.kind, event)
+    for name in places:
+        if name not in players:
+            raise IllegalAction(f"{name} is not one of the players ({', '.join(players)})")
+    if len(set(places)) != len(places):
+        raise IllegalAction("a player can take only one place")
+    if in_progress:
+        ended = game.copy()
+        ended.places, ended.over, ended.turn, ended.awaiting_call = places, True, None, False
+        return State(ended, table.with_row(players, places, tracked=True))
+    return State(game, table.with_row(players, places, tracked=False))
+
+
+def _result_places(kind: TableKind, event: Winner) -> tuple[str, ...]:
+    if event.places is not None:
+        if kind is TableKind.MATCH:
+            raise IllegalAction("places are for a ranked table; on a match table record the winner")
+        if not 1 <= len(event.places) <= len(RANKED_POINTS):
+            raise IllegalAction(f"a ranked table records 1 to {len(RANKED_POINTS)} places")
+        if event.player is not None and event.player != event.places[0]:
+            raise IllegalAction(f"the winner {event.player} must be first in the places")
+        return event.places
+    assert event.player is not None
+    return (event.player,)
+
+
+# --- turns -----------------------------------------------------------------------------------
+
+
+def _game_in_play(state: State) -> Game:
+    if state.game is None:
+        raise IllegalAction("no game has been dealt yet")
+    if state.game.over:
+        raise IllegalAction(f"the game is over: {state.game.places[0]} won" if state.game.places else "the game is over")
+    return state.game
+
+
+def _require_turn(game: Game, player: str, action: str) -> None:
+    if player not in game.players:
+        raise IllegalAction(f"{player} is not playing in this game")
+    if player in game.places:
+        raise IllegalAction(f"{player} is out of the game and cannot {action}")
+    if player != game.turn:
+        raise IllegalAction(f"it is {game.turn}'s turn, not {player}'s")
+
+
+def _next_turn(game: Game, after: str) -> str | None:
+    """The next player to the left of ``after`` who still holds cards and is not placed."""
+    n = len(game.players)
+    start = game.players.index(after)
+    for k in range(1, n + 1):
+        name = game.players[(start + k) % n]
+        if name not in game.places and game.hands[name] > 0:
+            return name
+    return None
+
+
+def _settle(game: Game) -> None:
+    """The last play stands uncalled: a player it emptied goes out (in place, on a fresh copy)."""
+    claim = game.last_play
+    game.awaiting_call = False
+    if claim is not None and game.hands[claim.player] == 0:
+        _go_out(game, claim.player)
+
+
+def _go_out(game: Game, name: str) -> None:
+    game.places = game.places + (name,)
+    if game.rules.table is TableKind.MATCH or len(game.places) >= len(RANKED_POINTS) or len(game.active) <= 1:
+        game.over, game.turn = True, None
+    elif game.turn == name or game.turn is None:
+        game.turn = _next_turn(game, name)
+
+
+def _end_row(state: State, game: Game) -> MatchTable:
+    """The table after ``game``; a row is added the moment the game ends."""
+    if game.over and not (state.game is not None and state.game.over):
+        return state.table.with_row(game.players, game.places, tracked=True)
+    return state.table
+
+
+def _move_reference_on(game: Game, claimed: Rank | None) -> None:
+    """Move the rank due after a turn: the claim in the choice orders, one step in the forced ones."""
+    order = game.rules.order
+    if order in (Order.UP_OR_DOWN, Order.SAME_OR_ADJACENT):
+        if claimed is not None:
+            game.reference, game.opening = claimed, False
+    elif order is Order.UP:
+        game.reference = step(game.reference, 1)
+    elif order is Order.DOWN:
+        game.reference = step(game.reference, -1)
+
+
+def _settled_copy(state: State) -> Game:
+    """A copy of the game in play with any pending play settled (a play or pass implies no call)."""
+    game = _game_in_play(state).copy()
+    if game.awaiting_call:
+        _settle(game)
+        if game.over:
+            raise IllegalAction(
+                f"{game.places[0]} played their last cards: record the call or no call to end the game"
+            )
+    return game
+
+
+def _play(state: State, event: Play) -> State:
+    current = _game_in_play(state)
+    _require_turn(current, event.player, "play")
+    rules = current.rules
+    if event.count < 1:
+        raise IllegalAction(f"{event.player} must play at least one card")
+    if rules.max_cards == 1 and event.count != 1:
+        raise IllegalAction(f"exactly one card per play in this game; {event.player} cannot play {event.count}")
+    if rules.max_cards is not None and event.count > rules.max_cards:
+        raise IllegalAction(f"at most {rules.max_cards} cards per play in this game; {event.player} cannot play {event.count}")
+    held = current.hands[event.player]
+    if event.count > held:
+        raise IllegalAction(f"{event.player} holds {held} card{'s' if held != 1 else ''} and cannot play {event.count}")
+    rank = _claimed_rank(current, event)
+    game = _settled_copy(state)
+    game.hands[event.player] -= event.count
+    game.pile += event.count
+    game.last_play = Claim(event.player, event.count, rank)
+    game.awaiting_call = True
+    _move_reference_on(game, rank)
+    game.turn = _next_turn(game, event.player)
+    return State(game, _end_row(state, game))
+
+
+def _claimed_rank(game: Game, event: Play) -> Rank:
+    allowed = game.ranks_allowed
+    if event.rank is None:
+        if len(allowed) > 1:
+            shown = " or ".join(r.value for r in allowed)
+            raise IllegalAction(f"{event.player} must say which rank is claimed: {shown}")
+        return allowed[0]
+    if event.rank not in allowed:
+        if len(allowed) == 1:
+            raise IllegalAction(f"the rank due is {allowed[0].value}, not {event.rank.value}")
+        shown = " or ".join(r.value for r in allowed)
+        raise IllegalAction(f"{event.player} may claim {shown}, not {event.rank.value}")
+    return event.rank
+
+
+def _pass(state: State, event: Pass) -> State:
+    current = _game_in_play(state)
+    if not current.rules.passing:
+        raise IllegalAction("passing is off in this game")
+    _require_turn(current, event.player, "pass")
+    game = _settled_copy(state)
+    _move_reference_on(game, None)
+    game.turn = _next_turn(game, event.player)
+    return State(game, _end_row(state, game))
+
+
+# --- calls -----------------------------------------------------------------------------------
+
+
+def judge(rules: Rules, claim: Claim, revealed: tuple[Rank, ...]) -> bool:
+    """True if the revealed cards make the claim a lie under these rules (jokers match any rank)."""
+    wrong_rank = any(r is not claim.rank and r is not Rank.JOKER for r in revealed)
+    wrong_count = len(revealed) != claim.count
+    return wrong_rank or (wrong_count and rules.count_rule is CountRule.RANK_AND_COUNT)
+
+
+def check_reveal(game: Game, revealed: tuple[Rank, ...]) -> None:
+    """Raise :class:`ImpossibleReveal` if the deck in play cannot hold these cards."""
+    claim = game.last_play
+    assert claim is not None
+    rules = game.rules
+    if not revealed:
+        raise ImpossibleReveal("a reveal shows at least one card")
+    held = game.hands[claim.player] + claim.count
+    if len(revealed) > held:
+        raise ImpossibleReveal(f"{claim.player} held {held} cards and cannot have played {len(revealed)}")
+    for rank, seen in Counter(revealed).items():
+        if rank is Rank.JOKER:
+            if not rules.jokers:
+                raise ImpossibleReveal("a joker was revealed, but jokers are off in this game")
+            if seen > rules.jokers_in_deck:
+                raise ImpossibleReveal(f"{seen} jokers revealed, but the deck has only {rules.jokers_in_deck}")
+            continue
+        left = rules.copies_per_rank - game.fours_out.get(rank, 0)
+        if seen > left:
+            raise ImpossibleReveal(f"{seen} cards of rank {rank.value} revealed, but only {left} are in play")
+
+
+def _call(state: State, event: Call) -> State:
+    current = state.game
+    if current is None or current.over or not current.awaiting_call or current.last_play is None:
+        raise IllegalAction("no play to call")
+    claim = current.last_play
+    if event.caller not in current.players:
+        raise IllegalAction(f"{event.caller} is not playing in this game")
+    if event.caller == claim.player:
+        raise IllegalAction(f"{event.caller} cannot call their own play")
+    if event.caller in current.places:
+        raise IllegalAction(f"{event.caller} is out of the game and cannot call")
+    check_reveal(current, event.revealed)
+    game = current.copy()
+    lie = judge(game.rules, claim, event.revealed)
+    correction = len(event.revealed) - claim.count
+    game.hands[claim.player] -= correction
+    game.pile += correction
+    taker = claim.player if lie else event.caller
+    verdict = Verdict(event.caller, claim.player, claim, event.revealed, lie, taker, game.pile)
+    game.hands[taker] += game.pile
+    game.pile = 0
+    game.last_call = verdict
+    game.shown = game.shown + (verdict,)
+    game.awaiting_call = False
+    if game.rules.order is Order.SAME_UNTIL_CALL:
+        game.reference = step(claim.rank, 1)
+    if game.hands[claim.player] == 0:
+        _go_out(game, claim.player)
+    if not game.over:
+        game.turn = _next_turn(game, claim.player)
+    return State(game, _end_row(state, game))
+
+
+def _no_call(state: State, event: NoCall) -> State:
+    current = _game_in_play(state)
+    if not current.awaiting_call:
+        raise IllegalAction("no play to settle: the last play was already called or followed")
+    game = current.copy()
+    _settle(game)
+    return State(game, _end_row(state, game))
+
+
+def _four_of_a_kind(state: State, event: FourOfAKind) -> State:
+    current = _game_in_play(state)
+    rules = current.rules
+    if not rules.four_of_a_kind:
+        raise IllegalAction("laying out four of a kind is off in this game")
+    if event.player not in current.players:
+        raise IllegalAction(f"{event.player} is not playing in this game")
+    if event.player in current.places:
+        raise IllegalAction(f"{event.player} is out of the game")
+    if event.rank is Rank.JOKER:
+        raise IllegalAction("jokers cannot be laid out as four of a kind")
+    held = current.hands[event.player]
+    if held < 4:
+        raise IllegalAction(f"{event.player} holds {held} card{'s' if held != 1 else ''} and cannot lay out four")
+    laid = current.fours_out.get(event.rank, 0)
+    if laid + 4 > rules.copies_per_rank:
+        raise IllegalAction(f"all {rules.copies_per_rank} cards of rank {event.rank.value} are already out of the game")
+    game = current.copy()
+    game.hands[event.player] -= 4
+    game.out_of_game += 4
+    game.fours_out[event.rank] = laid + 4
+    pending = game.awaiting_call and game.last_play is not None and game.last_play.player == event.player
+    if game.hands[event.player] == 0 and not pending:
+        _go_out(game, event.player)
+    return State(game, _end_row(state, game))
+
+
+_HANDLERS = {
+    NewGame: _new_game,
+    Play: _play,
+    Pass: _pass,
+    Call: _call,
+    NoCall: _no_call,
+    FourOfAKind: _four_of_a_kind,
+    Winner: _winner,
+}

@@ -1,0 +1,137 @@
+"""The rules chosen when a game is launched: the defaults of the rules README and every house rule."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from enum import Enum
+from typing import Any, Mapping
+
+from .errors import BadEvent
+
+
+class Order(str, Enum):
+    """How the rank to claim moves from one turn to the next."""
+
+    UP = "up"
+    DOWN = "down"
+    UP_OR_DOWN = "up_or_down"
+    SAME_OR_ADJACENT = "same_or_adjacent"
+    SAME_UNTIL_CALL = "same_until_call"
+
+
+class CountRule(str, Enum):
+    """What makes a challenged play a lie."""
+
+    RANK_AND_COUNT = "rank_and_count"
+    RANK_ONLY = "rank_only"
+
+
+class TableKind(str, Enum):
+    """How a finished game scores on the match table."""
+
+    MATCH = "match"
+    RANKED = "ranked"
+
+
+#: Points for first, second and third place on a ranked table.
+RANKED_POINTS: tuple[int, ...] = (3, 2, 1)
+
+
+@dataclass(frozen=True)
+class Rules:
+    """One game's rules. ``max_cards`` is None for "any number"; 1 means "exactly one"."""
+
+    decks: int = 1
+    jokers: bool = False
+    max_cards: int | None = 4
+    order: Order = Order.UP
+    passing: bool = False
+    count_rule: CountRule = CountRule.RANK_AND_COUNT
+    four_of_a_kind: bool = False
+    table: TableKind = TableKind.MATCH
+
+    @property
+    def deck_size(self) -> int:
+        return self.decks * (52 + (2 if self.jokers else 0))
+
+    @property
+    def max_players(self) -> int:
+        return 10 if self.decks == 1 else 20
+
+    @property
+    def copies_per_rank(self) -> int:
+        return 4 * self.decks
+
+    @property
+    def jokers_in_deck(self) -> int:
+        return 2 * self.decks if self.jokers else 0
+
+    @property
+    def is_choice_order(self) -> bool:
+        """In these orders the player picks the rank, so a play must name it."""
+        return self.order in (Order.UP_OR_DOWN, Order.SAME_OR_ADJACENT)
+
+    def deal_sizes(self, players: int) -> list[int]:
+        """Cards dealt to each seat, starting with the dealer's left: the first seats get the extras."""
+        base, extra = divmod(self.deck_size, players)
+        return [base + 1 if seat < extra else base for seat in range(players)]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The transcript's ``rules`` object."""
+        return {key: (value.value if isinstance(value, Enum) else value) for key, value in asdict(self).items()}
+
+    @classmethod
+    def from_dict(cls, raw: Mapping[str, Any] | None) -> "Rules":
+        """Read the transcript's ``rules`` object; an unknown key or a value out of range is an error."""
+        if raw is None:
+            return cls()
+        if not isinstance(raw, Mapping):
+            raise BadEvent("rules must be an object")
+        unknown = sorted(set(raw) - set(cls.__dataclass_fields__))
+        if unknown:
+            raise BadEvent(f"unknown rule {unknown[0]!r}")
+        values: dict[str, Any] = {}
+        for key, value in raw.items():
+            values[key] = _RULE_READERS[key](value)
+        return cls(**values)
+
+
+def _choice(name: str, allowed: tuple[Any, ...]):
+    def read(value: Any) -> Any:
+        if type(value) not in {type(a) for a in allowed} or value not in allowed:
+            shown = ", ".join(repr(a) for a in allowed)
+            raise BadEvent(f"rule {name} must be one of {shown}, not {value!r}")
+        return value
+
+    return read
+
+
+def _enum(name: str, kind: type[Enum]):
+    def read(value: Any) -> Enum:
+        try:
+            return kind(value)
+        except ValueError:
+            shown = ", ".join(repr(member.value) for member in kind)
+            raise BadEvent(f"rule {name} must be one of {shown}, not {value!r}") from None
+
+    return read
+
+
+def _max_cards(value: Any) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise BadEvent(f"rule max_cards must be a whole number of at least 1 or null, not {value!r}")
+    return value
+
+
+_RULE_READERS = {
+    "decks": _choice("decks", (1, 2)),
+    "jokers": _choice("jokers", (False, True)),
+    "max_cards": _max_cards,
+    "order": _enum("order", Order),
+    "passing": _choice("passing", (False, True)),
+    "count_rule": _enum("count_rule", CountRule),
+    "four_of_a_kind": _choice("four_of_a_kind", (False, True)),
+    "table": _enum("table", TableKind),
+}

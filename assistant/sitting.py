@@ -1,0 +1,135 @@
+"""A sitting: the log of events at one table and the state it leads to, with undo.
+
+The log is the truth. The live state is the log replayed; undo is itself an event in the log, and
+takes the state back to what it was before the event it cancels.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable, Iterator, TextIO
+
+from .errors import BadEvent, CheatError, IllegalAction
+from .events import Event, Undo, from_dict, to_dict
+from .game import State, advance
+
+
+class Sitting:
+    """The events of a sitting and the states they lead to.
+
+    ``history[i]`` is the state after the i-th event that still counts; an undo pops one, so an
+    undo after an undo takes back the event before.
+    """
+
+    def __init__(self, events: Iterable[Event] = ()) -> None:
+        self.log: list[Event] = []
+        self._history: list[State] = [State()]
+        for event in events:
+            self.apply(event)
+
+    @property
+    def state(self) -> State:
+        return self._history[-1]
+
+    def preview(self, event: Event) -> State:
+        """The state ``event`` would lead to, without recording it; raises if it is illegal."""
+        if isinstance(event, Undo):
+            if len(self._history) == 1:
+                raise IllegalAction("nothing to undo")
+            return self._history[-2]
+        return advance(self.state, event)
+
+    def apply(self, event: Event) -> State:
+        """Record ``event`` and return the new state; an illegal event raises and changes nothing."""
+        new = self.preview(event)
+        self.commit(event, new)
+        return new
+
+    def commit(self, event: Event, new: State) -> None:
+        """Keep a previewed event: split from :meth:`preview` so storage can write in between."""
+        if isinstance(event, Undo):
+            self._history.pop()
+        else:
+            self._history.append(new)
+        self.log.append(event)
+
+    @property
+    def can_undo(self) -> bool:
+        return len(self._history) > 1
+
+
+def read_transcript(lines: Iterable[str]) -> Iterator[tuple[int, Event]]:
+    """Parse a transcript, yielding (line number, event); blank lines are skipped."""
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            raw = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise TranscriptError(number, f"not valid JSON ({error.msg})") from None
+        try:
+            yield number, from_dict(raw)
+        except BadEvent as error:
+            raise TranscriptError(number, str(error)) from None
+
+
+def replay(lines: Iterable[str]) -> Sitting:
+    """A sitting rebuilt from transcript lines; the first bad or illegal line raises TranscriptError."""
+    sitting = Sitting()
+    for number, event in read_transcript(lines):
+        try:
+            sitting.apply(event)
+        except CheatError as error:
+            raise TranscriptError(number, str(error)) from None
+    return sitting
+
+
+def write_transcript(events: Iterable[Event], out: TextIO) -> None:
+    for event in events:
+        out.write(json.dumps(to_dict(event)) + "\n")
+
+
+class TranscriptError(CheatError):
+    """A transcript line that cannot be replayed, with its line number (counted from 1)."""
+
+    def __init__(self, line: int, reason: str) -> None:
+        super().__init__(f"line {line}: {reason}")
+        self.line = line
+        self.reason = reason
+
+
+def state_to_json(state: State) -> dict[str, Any]:
+    """The state in the shape of ``replay --json`` (TRANSCRIPT.md)."""
+    game = state.game
+    table = state.table
+    return {
+        "game": None if game is None else {
+            "players": list(game.players),
+            "dealer": game.dealer,
+            "turn": game.turn,
+            "ranks_allowed": [r.value for r in game.ranks_allowed],
+            "pile": game.pile,
+            "hands": dict(game.hands),
+            "out_of_game": game.out_of_game,
+            "awaiting_call": game.awaiting_call,
+            "last_play": None if game.last_play is None else {
+                "player": game.last_play.player,
+                "count": game.last_play.count,
+                "rank": game.last_play.rank.value,
+            },
+            "last_call": None if game.last_call is None else {
+                "caller": game.last_call.caller,
+                "challenged": game.last_call.challenged,
+                "lie": game.last_call.lie,
+                "picked_up_by": game.last_call.picked_up_by,
+                "cards": game.last_call.cards,
+            },
+            "places": list(game.places),
+            "over": game.over,
+        },
+        "table": {
+            "kind": table.kind.value,
+            "games": len(table.rows),
+            "scores": table.scores(),
+        },
+    }

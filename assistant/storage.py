@@ -1,0 +1,198 @@
+"""Storage of sittings: the event log in SQLite, behind a narrow interface.
+
+The log is the only truth; the match table rows are stored beside it in the same transaction so
+that other tools can read them, but they are always re-derived from the events. A server database
+can take SQLite's place by implementing :class:`Store`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Protocol, Sequence
+
+from .errors import BadEvent, StorageError
+from .events import Event, from_dict, to_dict
+from .game import GameResult
+
+#: Environment settings: the database file itself, or the folder that holds ``referee.sqlite3``.
+DB_SETTING = "CHEAT_REFEREE_DB"
+DATA_SETTING = "CHEAT_REFEREE_DATA"
+
+
+def default_db_path() -> Path:
+    """``$CHEAT_REFEREE_DB``, else ``$CHEAT_REFEREE_DATA/referee.sqlite3``, else the user's data folder."""
+    if os.environ.get(DB_SETTING):
+        return Path(os.environ[DB_SETTING]).expanduser()
+    if os.environ.get(DATA_SETTING):
+        return Path(os.environ[DATA_SETTING]).expanduser() / "referee.sqlite3"
+    base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    return base / "cheat-referee" / "referee.sqlite3"
+
+
+@dataclass(frozen=True)
+class SittingInfo:
+    id: int
+    name: str
+    created: str
+    events: int
+
+
+class Store(Protocol):
+    """What the referee needs from a database; every method is one transaction."""
+
+    def sittings(self) -> list[SittingInfo]: ...
+
+    def create_sitting(self, name: str, events: Sequence[Event] = ()) -> SittingInfo: ...
+
+    def events(self, sitting_id: int) -> list[Event]: ...
+
+    def append(self, sitting_id: int, seq: int, event: Event, rows: Sequence[GameResult] | None) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class StaleSitting(StorageError):
+    """Another tab or process recorded an event first; reload the sitting and try again."""
+
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS sittings (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    created TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS events (
+    sitting_id INTEGER NOT NULL REFERENCES sittings(id),
+    seq INTEGER NOT NULL,
+    body TEXT NOT NULL,
+    recorded TEXT NOT NULL,
+    PRIMARY KEY (sitting_id, seq)
+);
+CREATE TABLE IF NOT EXISTS games (
+    sitting_id INTEGER NOT NULL REFERENCES sittings(id),
+    number INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    players TEXT NOT NULL,
+    places TEXT NOT NULL,
+    tracked INTEGER NOT NULL,
+    PRIMARY KEY (sitting_id, number)
+);
+"""
+
+
+class SqliteStore:
+    """Sittings in one SQLite file, written with full sync so an acknowledged event survives a crash."""
+
+    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+        self.path = Path(path) if path is not None else default_db_path()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, isolation_level=None, timeout=10, check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._db.executescript(_SCHEMA)
+        except (sqlite3.Error, OSError) as error:
+            raise StorageError(f"cannot open the database {self.path}: {error}") from None
+
+    def close(self) -> None:
+        self._db.close()
+
+    def sittings(self) -> list[SittingInfo]:
+        rows = self._read(
+            "SELECT s.id, s.name, s.created, COUNT(e.seq) FROM sittings s "
+            "LEFT JOIN events e ON e.sitting_id = s.id GROUP BY s.id ORDER BY s.id"
+        )
+        return [SittingInfo(*row) for row in rows]
+
+    def create_sitting(self, name: str, events: Sequence[Event] = ()) -> SittingInfo:
+        """A new sitting, with ``events`` (an imported transcript) written in the same transaction."""
+        name = name.strip()
+        if not name:
+            raise StorageError("a sitting needs a name")
+        created = _now()
+        with self._transaction() as db:
+            sitting_id = db.execute("INSERT INTO sittings (name, created) VALUES (?, ?)", (name, created)).lastrowid
+            db.executemany(
+                "INSERT INTO events (sitting_id, seq, body, recorded) VALUES (?, ?, ?, ?)",
+                [(sitting_id, seq, json.dumps(to_dict(e)), created) for seq, e in enumerate(events)],
+            )
+        return SittingInfo(sitting_id, name, created, len(events))
+
+    def events(self, sitting_id: int) -> list[Event]:
+        if not self._read("SELECT 1 FROM sittings WHERE id = ?", (sitting_id,)):
+            raise StorageError(f"there is no sitting number {sitting_id} in {self.path}")
+        rows = self._read("SELECT seq, body FROM events WHERE sitting_id = ? ORDER BY seq", (sitting_id,))
+        events = []
+        for expected, (seq, body) in enumerate(rows):
+            if seq != expected:
+                raise StorageError(f"sitting {sitting_id} in {self.path} is missing event {expected}")
+            try:
+                events.append(from_dict(json.loads(body)))
+            except (json.JSONDecodeError, BadEvent) as error:
+                raise StorageError(f"event {seq} of sitting {sitting_id} in {self.path} is damaged: {error}") from None
+        return events
+
+    def append(self, sitting_id: int, seq: int, event: Event, rows: Sequence[GameResult] | None) -> None:
+        """Write event number ``seq`` (and, when they changed, the table's rows) in one commit."""
+        with self._transaction() as db:
+            try:
+                db.execute(
+                    "INSERT INTO events (sitting_id, seq, body, recorded) VALUES (?, ?, ?, ?)",
+                    (sitting_id, seq, json.dumps(to_dict(event)), _now()),
+                )
+            except sqlite3.IntegrityError:
+                raise StaleSitting("the sitting was changed in another window; it has been reloaded") from None
+            if rows is not None:
+                db.execute("DELETE FROM games WHERE sitting_id = ?", (sitting_id,))
+                db.executemany(
+                    "INSERT INTO games (sitting_id, number, kind, players, places, tracked) VALUES (?, ?, ?, ?, ?, ?)",
+                    [
+                        (sitting_id, r.number, r.kind.value, json.dumps(r.players), json.dumps(r.places), int(r.tracked))
+                        for r in rows
+                    ],
+                )
+
+    def _read(self, sql: str, params: tuple = ()) -> list[tuple]:
+        try:
+            return self._db.execute(sql, params).fetchall()
+        except sqlite3.Error as error:
+            raise StorageError(f"cannot read the database {self.path}: {error}") from None
+
+    def _transaction(self) -> "_Transaction":
+        return _Transaction(self._db, self.path)
+
+
+class _Transaction:
+    """BEGIN IMMEDIATE ... COMMIT, rolled back on any error, with storage errors named by file."""
+
+    def __init__(self, db: sqlite3.Connection, path: Path) -> None:
+        self._db, self._path = db, path
+
+    def __enter__(self) -> sqlite3.Connection:
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as error:
+            raise StorageError(f"cannot write to the database {self._path}: {error}") from None
+        return self._db
+
+    def __exit__(self, kind, error, trace) -> bool:
+        if kind is None:
+            try:
+                self._db.execute("COMMIT")
+                return False
+            except sqlite3.Error as commit_error:
+                error = commit_error
+        self._db.execute("ROLLBACK")
+        if isinstance(error, sqlite3.Error):
+            raise StorageError(f"cannot write to the database {self._path}: {error}") from None
+        return False
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
