@@ -17,6 +17,10 @@ from .events import Call, Event, FourOfAKind, NewGame, NoCall, Pass, Play, Undo,
 from .rules import RANKED_POINTS, CountRule, Order, Rules, TableKind
 
 
+def _cards(n: int) -> str:
+    return f"{n} card" if n == 1 else f"{n} cards"
+
+
 @dataclass(frozen=True)
 class Claim:
     """What a player said they laid down: "three 7s"."""
@@ -51,7 +55,7 @@ class Verdict:
     def announcement(self) -> str:
         """The sentence the referee says aloud."""
         word = "Lie" if self.lie else "Honest"
-        return f"{word}: {self.picked_up_by} picks up {self.cards} card{'s' if self.cards != 1 else ''}"
+        return f"{word}: {self.picked_up_by} picks up {_cards(self.cards)}"
 
 
 @dataclass
@@ -293,7 +297,7 @@ def _settle(game: Game) -> None:
 def _go_out(game: Game, name: str) -> None:
     game.places = game.places + (name,)
     if game.rules.table is TableKind.MATCH or len(game.places) >= len(RANKED_POINTS) or len(game.active) <= 1:
-        game.over, game.turn = True, None
+        game.over, game.turn, game.awaiting_call = True, None, False
     elif game.turn == name or game.turn is None:
         game.turn = _next_turn(game, name)
 
@@ -341,7 +345,7 @@ def _play(state: State, event: Play) -> State:
         raise IllegalAction(f"at most {rules.max_cards} cards per play in this game; {event.player} cannot play {event.count}")
     held = current.hands[event.player]
     if event.count > held:
-        raise IllegalAction(f"{event.player} holds {held} card{'s' if held != 1 else ''} and cannot play {event.count}")
+        raise IllegalAction(f"{event.player} holds {_cards(held)} and cannot play {event.count}")
     rank = _claimed_rank(current, event)
     game = _settled_copy(state)
     game.hands[event.player] -= event.count
@@ -398,7 +402,7 @@ def check_reveal(game: Game, revealed: tuple[Rank, ...]) -> None:
         raise ImpossibleReveal("a reveal shows at least one card")
     held = game.hands[claim.player] + claim.count
     if len(revealed) > held:
-        raise ImpossibleReveal(f"{claim.player} held {held} cards and cannot have played {len(revealed)}")
+        raise ImpossibleReveal(f"{claim.player} held {_cards(held)} and cannot have played {len(revealed)}")
     for rank, seen in Counter(revealed).items():
         if rank is Rank.JOKER:
             if not rules.jokers:
@@ -466,7 +470,7 @@ def _four_of_a_kind(state: State, event: FourOfAKind) -> State:
         raise IllegalAction("jokers cannot be laid out as four of a kind")
     held = current.hands[event.player]
     if held < 4:
-        raise IllegalAction(f"{event.player} holds {held} card{'s' if held != 1 else ''} and cannot lay out four")
+        raise IllegalAction(f"{event.player} holds {_cards(held)} and cannot lay out four")
     laid = current.fours_out.get(event.rank, 0)
     if laid + 4 > rules.copies_per_rank:
         raise IllegalAction(f"all {rules.copies_per_rank} cards of rank {event.rank.value} are already out of the game")

@@ -50,6 +50,11 @@ class Rules:
     four_of_a_kind: bool = False
     table: TableKind = TableKind.MATCH
 
+    def __post_init__(self) -> None:
+        """Check every value and turn written forms ("up") into their enums, so a bad rule never lives."""
+        for key, read in _RULE_READERS.items():
+            object.__setattr__(self, key, read(getattr(self, key)))
+
     @property
     def deck_size(self) -> int:
         return self.decks * (52 + (2 if self.jokers else 0))
@@ -90,10 +95,7 @@ class Rules:
         unknown = sorted(set(raw) - set(cls.__dataclass_fields__))
         if unknown:
             raise BadEvent(f"unknown rule {unknown[0]!r}")
-        values: dict[str, Any] = {}
-        for key, value in raw.items():
-            values[key] = _RULE_READERS[key](value)
-        return cls(**values)
+        return cls(**raw)
 
 
 def _choice(name: str, allowed: tuple[Any, ...]):

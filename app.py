@@ -1,0 +1,798 @@
+"""Cheat Referee: the Streamlit front end.
+
+Wiring and presentation only. Every rule, verdict and score comes from ``assistant``; every event
+is stored by ``assistant.referee.Referee`` before it shows on screen, so a reload, a second tab
+or a server restart shows the same game. Run with ``./run.sh``.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import sys
+from pathlib import Path
+
+import streamlit as st
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from assistant import (  # noqa: E402
+    CLAIMABLE,
+    Call,
+    CheatError,
+    FourOfAKind,
+    IllegalAction,
+    NewGame,
+    NoCall,
+    Pass,
+    Play,
+    Rank,
+    Rules,
+    StorageError,
+    Undo,
+    Winner,
+)
+from assistant.events import event_name  # noqa: E402
+from assistant.referee import Referee  # noqa: E402
+from assistant.rules import CountRule, Order, TableKind  # noqa: E402
+from assistant.storage import SqliteStore, StaleSitting  # noqa: E402
+from ui import camera, words  # noqa: E402
+from ui.words import esc  # noqa: E402
+
+st.set_page_config(page_title="Cheat Referee", page_icon="🃏", layout="wide")
+
+CSS = """
+<style>
+.cr-turn {font-size: 3.2rem; font-weight: 800; line-height: 1.1; margin: 0.2rem 0;}
+.cr-due {font-size: 2.4rem; font-weight: 700; color: #b3261e;}
+.cr-sub {font-size: 1.4rem; color: #555;}
+.cr-verdict {font-size: 3.4rem; font-weight: 900; padding: 0.6rem 1rem; border-radius: 0.6rem; margin: 0.4rem 0;}
+.cr-lie {background: #fde2e1; color: #9b1c14;}
+.cr-honest {background: #dff3e3; color: #1d6b2f;}
+.cr-win {font-size: 3.4rem; font-weight: 900; background: #fff4c2; color: #6b5200; padding: 0.6rem 1rem; border-radius: 0.6rem;}
+.cr-hands {display: flex; flex-wrap: wrap; gap: 0.6rem; margin: 0.6rem 0;}
+.cr-hand {border: 2px solid #ccc; border-radius: 0.6rem; padding: 0.4rem 0.9rem; min-width: 7.5rem; text-align: center;}
+.cr-hand.turn {border-color: #b3261e; background: #fff1f0;}
+.cr-hand.out {opacity: 0.55;}
+.cr-hand .n {font-size: 2.6rem; font-weight: 800; line-height: 1.1;}
+.cr-hand .who {font-size: 1.3rem; font-weight: 600;}
+.cr-hand .tag {font-size: 0.9rem; color: #666;}
+.cr-pile {font-size: 2.2rem; font-weight: 700;}
+.cr-last {font-size: 1.6rem;}
+</style>
+"""
+
+CAMERA_SOURCES = {
+    "live": "Live camera in this browser",
+    "snapshot": "Snapshot",
+    "upload": "Photo upload",
+    "server": "Camera on the server (USB)",
+    "none": "No camera: enter cards by hand",
+}
+
+
+# --- storage and the sitting -------------------------------------------------------------------
+
+
+def open_store() -> SqliteStore:
+    return SqliteStore()
+
+
+def flash(kind: str, text: str) -> None:
+    """A message shown once, on the next run (errors from callbacks survive the rerun this way)."""
+    st.session_state.setdefault("flash", []).append((kind, text))
+
+
+def show_flashes() -> None:
+    for kind, text in st.session_state.pop("flash", []):
+        getattr(st, kind)(text)
+
+
+def record(event) -> bool:
+    """Store one event for the current sitting; any refusal is shown as the referee says it."""
+    referee: Referee = st.session_state["_referee"]
+    try:
+        referee.record(event)
+    except StaleSitting as error:
+        flash("warning", f"{error} Please try again.")
+        return False
+    except (IllegalAction, StorageError) as error:
+        flash("error", str(error))
+        return False
+    except CheatError as error:
+        flash("error", str(error))
+        return False
+    st.session_state["_dirty"] = True
+    return True
+
+
+def current_sitting(store: SqliteStore):
+    """The sitting chosen in the sidebar (kept in the address, so a reload keeps it)."""
+    sittings = store.sittings()
+    wanted = st.query_params.get("sitting")
+    chosen = None
+    if wanted is not None:
+        chosen = next((s for s in sittings if str(s.id) == str(wanted)), None)
+    if chosen is None and sittings:
+        chosen = sittings[-1]
+    return sittings, chosen
+
+
+def sidebar(store: SqliteStore, sittings, chosen) -> None:
+    with st.sidebar:
+        st.header("Sitting")
+        if sittings:
+            ids = [s.id for s in sittings]
+            names = {s.id: f"{s.name} ({s.created[:10]})" for s in sittings}
+            index = ids.index(chosen.id) if chosen is not None else len(ids) - 1
+            picked = st.selectbox("This evening's table", ids, index=index, format_func=names.get, key=f"sitting_pick_{chosen.id if chosen else 0}")
+            if chosen is None or picked != chosen.id:
+                st.query_params["sitting"] = str(picked)
+                reset_session_ui()
+                st.rerun()
+        with st.form("new_sitting", clear_on_submit=True):
+            name = st.text_input("New sitting", placeholder="Friday at Maya's", key="sitting_name")
+            if st.form_submit_button("Start a new sitting", key="sitting_create"):
+                try:
+                    info = store.create_sitting(name)
+                except StorageError as error:
+                    st.error(str(error))
+                else:
+                    st.query_params["sitting"] = str(info.id)
+                    reset_session_ui()
+                    st.session_state["view"] = "Setup"
+                    st.rerun()
+        st.divider()
+        st.header("Sound and camera")
+        st.toggle("Speak verdicts aloud", value=True, key="speak")
+        default_source = os.environ.get("CHEAT_REFEREE_CAMERA", "live")
+        if default_source not in CAMERA_SOURCES:
+            default_source = "live"
+        st.session_state.setdefault("camera_source", default_source)
+        st.radio("Camera", list(CAMERA_SOURCES), format_func=CAMERA_SOURCES.get, key="camera_source")
+        if st.session_state["camera_source"] == "server":
+            st.number_input("Server camera number", min_value=0, max_value=9, value=0, key="server_camera_index")
+        problem = camera.reader_problem()
+        if problem:
+            st.caption(f"Card reader not available ({problem}); the revealed cards are entered by hand.")
+        st.caption("Privacy: pictures are read on this machine and never stored or sent anywhere.")
+
+
+def reset_session_ui() -> None:
+    for key in ("call", "seats", "view_pending"):
+        st.session_state.pop(key, None)
+
+
+# --- setup --------------------------------------------------------------------------------------
+
+
+def default_dealer(state, seats: list[str]) -> str | None:
+    """The dealer the rules give by default: left of the previous dealer, else the last listed."""
+    if not seats:
+        return None
+    previous = state.game.dealer if state.game is not None else None
+    if previous in seats:
+        return seats[(seats.index(previous) + 1) % len(seats)]
+    return seats[-1]
+
+
+def seat_action(action: str, index: int) -> None:
+    seats: list[str] = st.session_state["seats"]
+    if action == "up" and index > 0:
+        seats[index - 1], seats[index] = seats[index], seats[index - 1]
+    elif action == "down" and index < len(seats) - 1:
+        seats[index + 1], seats[index] = seats[index], seats[index + 1]
+    elif action == "remove":
+        seats.pop(index)
+
+
+def add_player() -> None:
+    name = " ".join(st.session_state.get("new_player", "").split())
+    seats: list[str] = st.session_state["seats"]
+    problem = words.check_name(name, seats)
+    if problem is None and len(seats) >= 20:
+        problem = "A table takes at most 20 players (two decks)."
+    if problem:
+        st.session_state["name_problem"] = problem
+        return
+    seats.append(name)
+    st.session_state["new_player"] = ""
+    st.session_state.pop("name_problem", None)
+
+
+def setup_screen(referee: Referee) -> None:
+    state = referee.state
+    previous = state.game
+    if "seats" not in st.session_state:
+        st.session_state["seats"] = list(previous.players) if previous is not None else list(state.table.players)
+    seats: list[str] = st.session_state["seats"]
+    base = previous.rules if previous is not None else Rules()
+
+    st.title("New game")
+    left, right = st.columns([1, 1], gap="large")
+    with left:
+        st.subheader("Players, in seating order")
+        st.caption("Play passes from each player to the next, and from the last back to the first.")
+        for i, name in enumerate(seats):
+            c1, c2, c3, c4 = st.columns([6, 1, 1, 1])
+            c1.markdown(f"**{i + 1}. {esc(name)}**")
+            c2.button("↑", key=f"up_{i}", on_click=seat_action, args=("up", i), disabled=i == 0, help=f"Move {name} up")
+            c3.button("↓", key=f"down_{i}", on_click=seat_action, args=("down", i), disabled=i == len(seats) - 1, help=f"Move {name} down")
+            c4.button("✕", key=f"remove_{i}", on_click=seat_action, args=("remove", i), help=f"Remove {name}")
+        a1, a2 = st.columns([4, 2], vertical_alignment="bottom")
+        a1.text_input("Add a player", key="new_player", placeholder="Name", max_chars=40)
+        a2.button("Add player", key="add_player", on_click=add_player, width="stretch")
+        if st.session_state.get("name_problem"):
+            st.error(st.session_state["name_problem"])
+
+        st.subheader("Dealer and first player")
+        dealer = None
+        if seats:
+            default = default_dealer(state, seats)
+            dealer = st.selectbox("Dealer", seats, index=seats.index(default), key=f"dealer_{'|'.join(seats)}")
+        first_rule = st.radio("First player", ["Dealer's left", "Chosen at random"], horizontal=True, key="rule_first")
+
+    with right:
+        st.subheader("House rules")
+        decks = st.radio("Decks", [1, 2], index=[1, 2].index(base.decks), horizontal=True, key="rule_decks",
+                         format_func=lambda d: "One deck (52)" if d == 1 else "Two decks (104)")
+        jokers = st.toggle("Jokers (2 per deck, count as any rank)", value=base.jokers, key="rule_jokers")
+        max_options = [4, None, 1]
+        max_index = max_options.index(base.max_cards) if base.max_cards in max_options else 0
+        max_cards = st.radio("Cards per play", max_options, index=max_index, horizontal=True, key="rule_max_cards",
+                             format_func=lambda m: words.MAX_CARDS_LABELS[m])
+        order = st.selectbox("Rank order", list(Order), index=list(Order).index(base.order), key="rule_order",
+                             format_func=words.ORDER_LABELS.get)
+        passing = st.toggle("Passing allowed", value=base.passing, key="rule_passing")
+        count_rule = st.radio("What makes a lie", list(CountRule), index=list(CountRule).index(base.count_rule),
+                              key="rule_count", format_func=words.COUNT_RULE_LABELS.get)
+        four = st.toggle("Four of a kind may be laid out", value=base.four_of_a_kind, key="rule_four")
+        table = st.radio("Table", list(TableKind), index=list(TableKind).index(base.table), key="rule_table",
+                         format_func=words.TABLE_LABELS.get)
+        rules = Rules(decks=decks, jokers=jokers, max_cards=max_cards, order=order, passing=passing,
+                      count_rule=count_rule, four_of_a_kind=four, table=table)
+
+    problems = []
+    if len(seats) < 2:
+        problems.append(f"Add at least {2 - len(seats)} more player{'s' if len(seats) == 0 else ''}: a game takes 2 or more.")
+    if len(seats) > rules.max_players:
+        problems.append(f"{len(seats)} players is too many for {'one deck' if rules.decks == 1 else 'two decks'}: "
+                        f"at most {rules.max_players}" + (" (choose two decks for up to 20)." if rules.decks == 1 else "."))
+    if dealer is not None and 2 <= len(seats):
+        start = seats.index(dealer) + 1
+        order_from_left = [seats[(start + k) % len(seats)] for k in range(len(seats))]
+        sizes = rules.deal_sizes(len(seats))
+        deal = dict(zip(order_from_left, sizes))
+        st.subheader("The deal")
+        st.caption(f"{rules.deck_size} cards, one at a time from {order_from_left[0]} (the dealer's left); "
+                   f"the first seats get the extra cards.")
+        st.dataframe({"Player": seats, "Cards dealt": [deal[name] for name in seats],
+                      "": ["dealer" if name == dealer else "" for name in seats]}, hide_index=True, key="deal_table")
+    for problem in problems:
+        st.warning(problem)
+    if st.button("Deal and start the game", key="deal", type="primary", disabled=bool(problems)):
+        first = None
+        if first_rule == "Chosen at random":
+            first = random.choice(seats)
+        if record(NewGame(tuple(seats), dealer=dealer, rules=rules, first=first)):
+            st.session_state["view"] = "Game"
+            st.session_state.pop("call", None)
+            st.rerun()
+
+
+# --- the game screen -----------------------------------------------------------------------------
+
+
+def hands_html(game) -> str:
+    tiles = []
+    for name in game.players:
+        classes = ["cr-hand"]
+        tags = []
+        if name == game.turn:
+            classes.append("turn")
+            tags.append("to play")
+        if name == game.dealer:
+            tags.append("dealer")
+        if name in game.places:
+            classes.append("out")
+            place = game.places.index(name) + 1
+            tags.append("winner" if place == 1 else f"place {place}")
+        tiles.append(
+            f"<div class='{' '.join(classes)}'><div class='who'>{esc(name)}</div>"
+            f"<div class='n'>{game.hands[name]}</div><div class='tag'>{esc(' · '.join(tags)) or '&nbsp;'}</div></div>"
+        )
+    return "<div class='cr-hands'>" + "".join(tiles) + "</div>"
+
+
+def speak(text: str, key: str) -> None:
+    """Say ``text`` once in the browser (speechSynthesis); ``key`` keeps a rerun from repeating it."""
+    if not st.session_state.get("speak", True):
+        return
+    payload = esc(text).replace("'", "&#39;")
+    st.html(
+        f"""<div class="cr-speech" data-say='{payload}' data-key='{esc(key)}' style="display:none"></div>
+<script>
+(function() {{
+  const text = {text!r};
+  const key = {key!r};
+  window.__cheatSpoken = window.__cheatSpoken || [];
+  if (window.__cheatLastKey === key) return;
+  window.__cheatLastKey = key;
+  window.__cheatSpoken.push(text);
+  try {{
+    if (window.speechSynthesis) {{
+      window.speechSynthesis.cancel();
+      window.speechSynthesis.speak(new SpeechSynthesisUtterance(text));
+    }}
+  }} catch (e) {{}}
+}})();
+</script>""",
+        unsafe_allow_javascript=True,
+    )
+
+
+def start_call(caller: str, log_len: int) -> None:
+    st.session_state["call"] = {"caller": caller, "log_len": log_len, "ranks": [], "from_reader": False}
+    feed = st.session_state.get("_feed")
+    if feed is not None:
+        feed.arm()
+
+
+def cancel_call() -> None:
+    st.session_state.pop("call", None)
+    feed = st.session_state.get("_feed")
+    if feed is not None:
+        feed.disarm()
+
+
+def reveal_edit(action: str, rank: str | None = None) -> None:
+    call = st.session_state.get("call")
+    if call is None:
+        return
+    if action == "add" and rank is not None:
+        call["ranks"].append(rank)
+    elif action == "back" and call["ranks"]:
+        call["ranks"].pop()
+    elif action == "clear":
+        call["ranks"].clear()
+    elif action == "honest":
+        count, claimed = rank.split(":")
+        call["ranks"] = [claimed] * int(count)
+    call["from_reader"] = False
+
+
+def apply_call(caller: str, ranks: tuple[Rank, ...]) -> None:
+    if record(Call(caller, ranks)):
+        cancel_call()
+
+
+def correct_last_verdict(caller: str, revealed: tuple[Rank, ...]) -> None:
+    """Take the verdict back and reopen the call with its cards, to correct them by hand."""
+    if record(Undo()):
+        st.session_state["call"] = {"caller": caller, "log_len": None, "ranks": [r.value for r in revealed], "from_reader": False}
+
+
+def game_screen(referee: Referee) -> None:
+    state = referee.state
+    game = state.game
+    log_len = len(referee.sitting.log)
+    if game is None:
+        st.title("No game yet")
+        st.info("Set up the players and the house rules to deal the first game.")
+        st.button("Set up a game", key="goto_setup", on_click=lambda: st.session_state.update(view="Setup"), type="primary")
+        return
+
+    call = st.session_state.get("call")
+    if call is not None and (not game.awaiting_call or (call["log_len"] is not None and call["log_len"] != log_len)):
+        cancel_call()
+        call = None
+    if call is not None and call["log_len"] is None:
+        call["log_len"] = log_len
+
+    claim = game.last_play
+    verdict = game.last_call
+    verdict_fresh = verdict is not None and claim == verdict.claim and not game.awaiting_call
+
+    # The top line: whose turn and the rank due, or the winner.
+    if game.over:
+        winner = game.places[0]
+        if game.rules.table is TableKind.RANKED and len(game.places) > 1:
+            places = ", ".join(f"{i + 1}. {p}" for i, p in enumerate(game.places))
+            st.markdown(f"<div class='cr-win'>🏆 {esc(winner)} wins! <span class='cr-sub'>{esc(places)}</span></div>", unsafe_allow_html=True)
+        else:
+            st.markdown(f"<div class='cr-win'>🏆 {esc(winner)} wins!</div>", unsafe_allow_html=True)
+        speak(f"{winner} wins!", f"win:{referee.sitting_id}:{log_len}")
+    elif game.awaiting_call and claim is not None and game.hands[claim.player] == 0:
+        st.markdown(f"<div class='cr-turn'>{esc(claim.player)} played their last cards</div>"
+                    f"<div class='cr-due'>Cheat! or nobody calls: {esc(claim.player)} is out only if the play survives</div>",
+                    unsafe_allow_html=True)
+    elif game.turn is not None:
+        st.markdown(f"<div class='cr-turn'>{esc(game.turn)}'s turn</div>"
+                    f"<div class='cr-due'>claims {esc(words.ranks_due(game.ranks_allowed))}</div>", unsafe_allow_html=True)
+
+    if verdict_fresh:
+        kind = "cr-lie" if verdict.lie else "cr-honest"
+        st.markdown(f"<div class='cr-verdict {kind}'>{esc(verdict.announcement())}</div>", unsafe_allow_html=True)
+        shown = ", ".join(r.value for r in verdict.revealed)
+        st.markdown(f"<div class='cr-sub'>{esc(verdict.caller)} called {esc(verdict.challenged)}'s "
+                    f"{esc(words.claim_text(verdict.claim))}: the cards were {esc(shown)}</div>", unsafe_allow_html=True)
+        speak(verdict.announcement(), f"verdict:{referee.sitting_id}:{log_len}")
+        st.button("The cards were read wrong: correct them", key="correct_verdict",
+                  on_click=correct_last_verdict, args=(verdict.caller, verdict.revealed))
+
+    p1, p2 = st.columns([1, 3])
+    p1.markdown(f"<div class='cr-sub'>Pile</div><div class='cr-pile'>{words.cards(game.pile)}</div>", unsafe_allow_html=True)
+    if claim is not None:
+        status = "can be called" if game.awaiting_call else ("called" if verdict_fresh else "stands")
+        p2.markdown(f"<div class='cr-sub'>Last play</div><div class='cr-last'>{esc(claim.player)}: "
+                    f"{esc(words.claim_text(claim))} <span class='cr-sub'>({status})</span></div>", unsafe_allow_html=True)
+    st.markdown(hands_html(game), unsafe_allow_html=True)
+    if game.out_of_game:
+        st.caption(f"{words.cards(game.out_of_game)} laid out as fours of a kind.")
+
+    if call is not None:
+        call_panel(referee, game, call)
+    elif not game.over:
+        action_panel(referee, game, log_len)
+    else:
+        st.button("Next game", key="next_game", type="primary", on_click=lambda: st.session_state.update(view="Setup"))
+
+    st.divider()
+    undo_label = "Undo"
+    if referee.sitting.can_undo:
+        last = referee.sitting.log[-1] if referee.sitting.log else None
+        undo_label = "Undo the last action" if last is None else f"Undo ({event_name(last).replace('_', ' ')})"
+    if st.button(undo_label, key="undo", disabled=not referee.sitting.can_undo, help="Takes back the last action"):
+        if record(Undo()):
+            cancel_call()
+            st.rerun()
+
+
+def action_panel(referee: Referee, game, log_len: int) -> None:
+    claim = game.last_play
+    if game.awaiting_call and claim is not None:
+        callers = [p for p in game.players if p != claim.player and p not in game.places]
+        st.markdown("<div class='cr-sub'>Who called Cheat! first? One tap on the name:</div>", unsafe_allow_html=True)
+        cols = st.columns(max(len(callers), 1))
+        for col, name in zip(cols, callers):
+            col.button(f"Cheat! {name}", key=f"cheat_{name}", on_click=start_call, args=(name, log_len), width="stretch")
+        if game.hands[claim.player] == 0:
+            if st.button(f"Nobody calls: {claim.player} is out", key="nocall", type="primary"):
+                if record(NoCall()):
+                    st.rerun()
+            return
+
+    player = game.turn
+    if player is None:
+        return
+    held = game.hands[player]
+    rules = game.rules
+    top = held if rules.max_cards is None else min(rules.max_cards, held)
+    shown_top = min(top, 8)
+    st.markdown(f"<div class='cr-sub'>{esc(player)} lays down:</div>", unsafe_allow_html=True)
+    ranks = game.ranks_allowed
+    choice = len(ranks) > 1
+    for rank in ranks:
+        cols = st.columns(max(shown_top, 1) + (1 if choice else 0))
+        offset = 0
+        if choice:
+            cols[0].markdown(f"**{esc(words.rank_plural(rank))}**")
+            offset = 1
+        for n in range(1, shown_top + 1):
+            label = f"{n} × {rank.value}" if choice else f"Play {n}"
+            key = f"play_{rank.value}_{n}" if choice else f"play_{n}"
+            if cols[n - 1 + offset].button(label, key=key, type="primary", width="stretch"):
+                if record(Play(player, n, rank if choice else None)):
+                    st.rerun()
+    if top > shown_top:
+        m1, m2, m3 = st.columns([2, 2, 2], vertical_alignment="bottom")
+        many = m1.number_input("More cards", min_value=1, max_value=top, value=shown_top + 1, key="play_many_n")
+        many_rank = m2.selectbox("Rank", ranks, format_func=lambda r: r.value, key="play_many_rank") if choice else None
+        if m3.button(f"Play {many}", key="play_many"):
+            if record(Play(player, int(many), many_rank)):
+                st.rerun()
+    extra = st.columns(2)
+    if rules.passing:
+        if extra[0].button(f"{player} passes", key="pass"):
+            if record(Pass(player)):
+                st.rerun()
+    if rules.four_of_a_kind:
+        with extra[1].expander("Four of a kind laid out"):
+            holders = [p for p in game.players if p not in game.places and game.hands[p] >= 4]
+            if holders:
+                who = st.selectbox("Player", holders, key="four_player")
+                rank = st.selectbox("Rank", CLAIMABLE, format_func=lambda r: r.value, key="four_rank")
+                if st.button("Take the four out of the game", key="four"):
+                    if record(FourOfAKind(who, rank)):
+                        st.rerun()
+            else:
+                st.caption("Nobody holds four cards.")
+
+
+def call_panel(referee: Referee, game, call: dict) -> None:
+    claim = game.last_play
+    caller = call["caller"]
+    st.markdown(f"<div class='cr-turn'>{esc(caller)} calls Cheat! on {esc(claim.player)}</div>"
+                f"<div class='cr-due'>claimed {esc(words.claim_text(claim))} — turn the cards face up</div>",
+                unsafe_allow_html=True)
+    source = st.session_state.get("camera_source", "none")
+    reader_ok = camera.load_reader() is not None
+    if source == "live" and reader_ok:
+        live_reading(referee, caller)
+    elif source in ("snapshot", "upload", "server") and reader_ok:
+        still_reading(source, call)
+    elif source != "none" and not reader_ok:
+        st.info("The card reader is not installed on this machine: tap the revealed cards below.")
+
+    st.markdown("**The revealed cards** (tap each card's rank, or use the shortcut):")
+    st.button(f"All {words.claim_text(claim)}: honest", key="reveal_honest", on_click=reveal_edit,
+              args=("honest", f"{claim.count}:{claim.rank.value}"))
+    ranks = list(CLAIMABLE) + ([Rank.JOKER] if game.rules.jokers else [])
+    cols = st.columns(7)
+    for i, rank in enumerate(ranks):
+        cols[i % 7].button(rank.value, key=f"reveal_add_{rank.value}", on_click=reveal_edit, args=("add", rank.value), width="stretch")
+    b1, b2, b3 = st.columns(3)
+    b1.button("Remove the last card", key="reveal_back", on_click=reveal_edit, args=("back",))
+    b2.button("Clear", key="reveal_clear", on_click=reveal_edit, args=("clear",))
+    b3.button("Cancel the call", key="cancel_call", on_click=cancel_call)
+
+    revealed = tuple(Rank(r) for r in call["ranks"])
+    shown = " ".join(r.value for r in revealed) or "none yet"
+    st.markdown(f"<div class='cr-last'>Claimed: {esc(words.claim_text(claim))} · Revealed: <b>{esc(shown)}</b></div>",
+                unsafe_allow_html=True)
+    if not revealed:
+        return
+    try:
+        preview = referee.sitting.preview(Call(caller, revealed))
+    except CheatError as error:
+        st.error(str(error))
+        return
+    verdict = preview.game.last_call
+    st.markdown(f"<div class='cr-sub'>If these are the cards: <b>{esc(verdict.announcement())}</b></div>", unsafe_allow_html=True)
+    st.button("Apply the verdict", key="apply_verdict", type="primary", on_click=apply_call, args=(caller, revealed))
+
+
+def live_reading(referee: Referee, caller: str) -> None:
+    """Poll the live reading while a call waits; a sure and steady reading gives the verdict at once."""
+
+    @st.fragment(run_every=0.2)
+    def poll() -> None:
+        feed: camera.LiveFeed | None = st.session_state.get("_feed")
+        call = st.session_state.get("call")
+        if feed is None or call is None:
+            return
+        reading = feed.current()
+        if reading.actionable:
+            try:
+                referee.sitting.preview(Call(caller, reading.ranks))
+            except CheatError as error:
+                st.warning(f"The camera read {' '.join(r.value for r in reading.ranks)}, which cannot be right ({error}): "
+                           "enter the cards by hand.")
+                return
+            if record(Call(caller, reading.ranks)):
+                cancel_call()
+                st.rerun(scope="app")
+            return
+        seen = " ".join(r.value for r in reading.ranks) or "nothing yet"
+        st.markdown(f"<div class='cr-sub'>Camera reads: <b>{esc(seen)}</b> ({esc(reading.note or 'waiting')})</div>",
+                    unsafe_allow_html=True)
+        if reading.ranks and not reading.actionable:
+            st.button("Use what the camera read", key="use_reading", on_click=use_reading, args=([r.value for r in reading.ranks],))
+
+    poll()
+
+
+def use_reading(ranks: list[str]) -> None:
+    call = st.session_state.get("call")
+    if call is not None:
+        call["ranks"] = list(ranks)
+        call["from_reader"] = True
+
+
+def still_reading(source: str, call: dict) -> None:
+    data = None
+    if source == "snapshot":
+        shot = st.camera_input("Take a photo of the revealed cards", key="snapshot")
+        data = shot.getvalue() if shot is not None else None
+    elif source == "upload":
+        photo = st.file_uploader("Photo of the revealed cards", type=["jpg", "jpeg", "png"], key="upload")
+        data = photo.getvalue() if photo is not None else None
+    else:
+        cam = server_camera()
+        if cam is not None and st.button("Read the server camera", key="server_read"):
+            image = cam.frame()
+            if image is None:
+                st.error(f"Server camera {cam.index} gave no picture.")
+            else:
+                reading_shown(*camera.read_still(image))
+        return
+    if data is not None:
+        image = camera.decode(data)
+        if image is None:
+            st.error("That file is not a picture the app can read (JPEG or PNG).")
+            return
+        reading_shown(*camera.read_still(image))
+
+
+def reading_shown(reading: camera.Reading, annotated) -> None:
+    st.image(annotated[:, :, ::-1], caption="What the reader saw")
+    seen = " ".join(r.value for r in reading.ranks) or "nothing"
+    st.markdown(f"Camera reads: **{esc(seen)}**" + (f" ({esc(reading.note)})" if reading.note else ""))
+    if reading.ranks:
+        st.button("Use this reading", key="use_still", on_click=use_reading, args=([r.value for r in reading.ranks],))
+
+
+@st.cache_resource
+def _server_camera(index: int) -> camera.ServerCamera:
+    return camera.ServerCamera(index)
+
+
+def server_camera() -> camera.ServerCamera | None:
+    index = int(st.session_state.get("server_camera_index", 0))
+    cam = _server_camera(index)
+    if not cam.ok:
+        st.error(f"No camera number {index} on the server machine.")
+        return None
+    return cam
+
+
+def live_camera() -> None:
+    """The laptop's webcam in the browser, read on this machine; no outside server (no ICE servers)."""
+    try:
+        import av
+        from streamlit_webrtc import WebRtcMode, webrtc_streamer
+    except ImportError as error:
+        st.warning(f"The live camera needs streamlit-webrtc and av ({error}); use a snapshot instead.")
+        return
+    feed: camera.LiveFeed = st.session_state.setdefault("_feed", camera.LiveFeed())
+
+    def on_frame(frame: av.VideoFrame) -> av.VideoFrame:
+        image = frame.to_ndarray(format="bgr24")
+        out = feed.process(image)
+        return av.VideoFrame.from_ndarray(out, format="bgr24")
+
+    with st.expander("Camera", expanded=True):
+        st.caption("Place the camera above the middle of the table; turn the called cards face up in view.")
+        webrtc_streamer(
+            key="camera",
+            mode=WebRtcMode.SENDRECV,
+            rtc_configuration={"iceServers": []},
+            media_stream_constraints={"video": {"width": 640, "height": 480}, "audio": False},
+            video_frame_callback=on_frame,
+            async_processing=True,
+        )
+
+
+# --- the match table ------------------------------------------------------------------------------
+
+
+def record_winner(name: str, players: tuple[str, ...]) -> None:
+    game = st.session_state["_referee"].state.game
+    known = game is not None
+    record(Winner(player=name, players=None if known else players))
+
+
+def table_screen(referee: Referee) -> None:
+    import altair as alt
+
+    state = referee.state
+    table = state.table
+    st.title("Match table")
+    st.caption(f"{len(table.rows)} game{'s' if len(table.rows) != 1 else ''} finished · "
+               f"{'3-2-1 points for places' if table.kind is TableKind.RANKED else 'one point per win'}")
+    scores = table.scores()
+    if scores:
+        ranking = sorted(scores.items(), key=lambda kv: (-kv[1], list(scores).index(kv[0])))
+        st.subheader("Standing")
+        st.dataframe({"Player": [p for p, _ in ranking], "Points" if table.kind is TableKind.RANKED else "Wins": [s for _, s in ranking]},
+                     hide_index=True, key="standing")
+        chart = alt.Chart(alt.Data(values=[{"player": p, "score": s} for p, s in ranking])).mark_bar().encode(
+            x=alt.X("score:Q", title="Points" if table.kind is TableKind.RANKED else "Wins", axis=alt.Axis(tickMinStep=1)),
+            y=alt.Y("player:N", sort="-x", title=None),
+        ).properties(height=max(80, 34 * len(ranking)))
+        st.altair_chart(chart, width="stretch")
+
+    players = tuple(state.game.players) if state.game is not None else tuple(st.session_state.get("seats") or table.players)
+    st.subheader("Record a winner")
+    in_progress = state.game is not None and not state.game.over
+    if players:
+        st.caption("For a game played without tracking: one tap on the winner." +
+                   (" This also ends the game in progress." if in_progress else ""))
+        cols = st.columns(min(len(players), 6))
+        for i, name in enumerate(players):
+            cols[i % len(cols)].button(name, key=f"winner_{name}", on_click=record_winner, args=(name, players), width="stretch")
+        if table.kind is TableKind.RANKED:
+            places = st.multiselect("Or the places, in order (up to three)", players, max_selections=3, key="ranked_places")
+            if st.button("Record these places", key="record_places", disabled=not places):
+                if record(Winner(places=tuple(places), players=None if state.game is not None else players)):
+                    st.rerun()
+    else:
+        st.caption("Add the players in the setup first.")
+
+    st.subheader("History")
+    if table.rows:
+        st.dataframe({
+            "Game": [r.number for r in table.rows],
+            "Winner": [r.winner for r in table.rows],
+            "Places": [", ".join(r.places) for r in table.rows],
+            "Players": [", ".join(r.players) for r in table.rows],
+            "Tracked": ["yes" if r.tracked else "one tap" for r in table.rows],
+        }, hide_index=True, key="history")
+    else:
+        st.caption("No game finished yet in this sitting.")
+    d1, d2 = st.columns(2)
+    d1.download_button("Download the match table (CSV)", referee.table_csv(), file_name="match-table.csv",
+                       mime="text/csv", key="csv", on_click="ignore")
+    d2.download_button("Download the game log (transcript)", referee.transcript(), file_name="sitting.jsonl",
+                       mime="application/jsonl", key="transcript", on_click="ignore")
+
+
+# --- the page -------------------------------------------------------------------------------------
+
+
+def watch_other_tabs(referee: Referee) -> None:
+    """Another tab or a restart may write: notice a change in the stored log and redraw."""
+
+    @st.fragment(run_every=2)
+    def watch() -> None:
+        try:
+            stored = len(referee.store.events(referee.sitting_id))
+        except StorageError:
+            return
+        if stored != len(referee.sitting.log):
+            st.rerun(scope="app")
+
+    watch()
+
+
+def main() -> None:
+    st.html(CSS)
+    try:
+        store = open_store()
+    except StorageError as error:
+        st.error(f"The referee cannot open its database: {error}")
+        st.stop()
+    sittings, chosen = current_sitting(store)
+    sidebar(store, sittings, chosen)
+    show_flashes()
+    if chosen is None:
+        st.title("Cheat Referee")
+        st.write("Start a sitting for this evening's table: its games and match table are kept together.")
+        with st.form("first_sitting"):
+            name = st.text_input("Name of the sitting", value="Tonight", key="first_sitting_name")
+            if st.form_submit_button("Start the sitting", type="primary", key="first_sitting_create"):
+                try:
+                    info = store.create_sitting(name)
+                except StorageError as error:
+                    st.error(str(error))
+                else:
+                    st.query_params["sitting"] = str(info.id)
+                    st.session_state["view"] = "Setup"
+                    st.rerun()
+        return
+
+    try:
+        referee = Referee(store, chosen.id)
+    except CheatError as error:
+        st.error(f"The sitting {chosen.name} cannot be read: {error}")
+        st.stop()
+    st.session_state["_referee"] = referee
+    state = referee.state
+
+    if "view" not in st.session_state:
+        st.session_state["view"] = "Game" if state.game is not None else "Setup"
+    st.segmented_control("Screen", ["Game", "Setup", "Match table"], key="view", label_visibility="collapsed")
+    view = st.session_state.get("view") or "Game"
+
+    if view == "Setup":
+        setup_screen(referee)
+    elif view == "Match table":
+        table_screen(referee)
+    else:
+        game_screen(referee)
+        if state.game is not None and not state.game.over and st.session_state.get("camera_source") == "live":
+            live_camera()
+    watch_other_tabs(referee)
+
+
+main()

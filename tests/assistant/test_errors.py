@@ -1,0 +1,109 @@
+"""Every illegal action gets a message naming the player and the rule, and changes nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant import Order, Call, IllegalAction, ImpossibleReveal, NewGame, NoCall, Pass, Play, Rank, Sitting, Undo, Winner
+
+from .helpers import call, sitting
+
+
+def assert_rejected(table: Sitting, event, message: str, error=IllegalAction) -> None:
+    """The event raises ``error`` with ``message`` and the sitting is exactly as before."""
+    state, log = table.state, list(table.log)
+    with pytest.raises(error) as raised:
+        table.apply(event)
+    assert message in str(raised.value)
+    assert table.state is state and table.log == log
+
+
+def test_playing_out_of_turn_names_whose_turn_it_is():
+    table = sitting(("Alice", "Ben", "Cara"), Play("Alice", 1))
+    assert_rejected(table, Play("Cara", 1), "it is Ben's turn, not Cara's")
+
+
+def test_playing_more_cards_than_held_names_the_hand():
+    table = sitting(("Alice", "Ben", "Cara", "Dev"), max_cards=None)
+    for name in ("Alice", "Ben", "Cara"):
+        table.apply(Play(name, 1))
+    table.apply(Play("Dev", 11))
+    for name in ("Alice", "Ben", "Cara"):
+        table.apply(Play(name, 1))
+    assert table.state.game.hands["Dev"] == 2
+    assert_rejected(table, Play("Dev", 3), "Dev holds 2 cards and cannot play 3")
+
+
+def test_calling_your_own_play():
+    table = sitting(("Alice", "Ben", "Cara"), Play("Alice", 1), Play("Ben", 1), Play("Cara", 1))
+    assert_rejected(table, call("Cara", "3"), "Cara cannot call their own play")
+
+
+def test_calling_with_no_play_to_call():
+    assert_rejected(sitting(), call("Ben", "A"), "no play to call")
+    table = sitting(("Alice", "Ben", "Cara"), Play("Alice", 1), call("Ben", "A"))
+    assert_rejected(table, call("Cara", "A"), "no play to call")
+
+
+def test_no_call_with_nothing_to_settle():
+    assert_rejected(sitting(), NoCall(), "no play to settle")
+
+
+def test_a_stranger_cannot_play_or_call():
+    table = sitting(("Alice", "Ben", "Cara"), Play("Alice", 1))
+    assert_rejected(table, Play("Zed", 1), "Zed is not playing in this game")
+    assert_rejected(table, call("Zed", "A"), "Zed is not playing in this game")
+
+
+def test_five_aces_from_one_deck_is_an_impossible_reveal():
+    table = sitting(("Alice", "Ben"), Play("Alice", 4))
+    assert_rejected(table, call("Ben", "A", "A", "A", "A", "A"), "5 cards of rank A revealed, but only 4", ImpossibleReveal)
+
+
+def test_a_joker_with_jokers_off_is_an_impossible_reveal():
+    table = sitting(("Alice", "Ben"), Play("Alice", 1))
+    assert_rejected(table, call("Ben", "JOKER"), "jokers are off", ImpossibleReveal)
+
+
+def test_three_jokers_from_one_deck_is_an_impossible_reveal():
+    table = sitting(("Alice", "Ben"), Play("Alice", 3), jokers=True)
+    assert_rejected(table, call("Ben", "JOKER", "JOKER", "JOKER"), "only 2", ImpossibleReveal)
+
+
+def test_more_cards_revealed_than_the_player_held():
+    table = sitting(("Alice", "Ben"), max_cards=None)
+    table.apply(Play("Alice", 25))
+    table.apply(Play("Ben", 1))
+    table.apply(Play("Alice", 1))  # Alice held 1, claimed 1
+    assert_rejected(table, call("Ben", "3", "3"), "Alice held 1 card and cannot have played 2", ImpossibleReveal)
+
+
+def test_an_empty_reveal_is_impossible():
+    table = sitting(("Alice", "Ben"), Play("Alice", 1))
+    assert_rejected(table, Call("Ben", ()), "at least one card", ImpossibleReveal)
+
+
+def test_nothing_to_undo_at_the_start():
+    assert_rejected(Sitting(), Undo(), "nothing to undo")
+
+
+def test_no_play_before_a_deal_and_after_the_end():
+    assert_rejected(Sitting(), Play("Alice", 1), "no game has been dealt yet")
+    table = sitting(("Alice", "Ben"), Winner("Ben"))
+    assert_rejected(table, Play("Alice", 1), "the game is over: Ben won")
+
+
+def test_dealer_must_be_seated():
+    assert_rejected(Sitting(), NewGame(("Alice", "Ben"), dealer="Zed"), "the dealer Zed is not one of the players")
+
+
+def test_winner_must_be_seated():
+    assert_rejected(sitting(("Alice", "Ben")), Winner("Zed"), "Zed is not one of the players")
+
+
+def test_pass_out_of_turn_when_passing_is_on():
+    assert_rejected(sitting(("Alice", "Ben", "Cara"), passing=True), Pass("Ben"), "it is Alice's turn, not Ben's")
+
+
+def test_jokers_cannot_be_claimed():
+    assert_rejected(sitting(order=Order.UP_OR_DOWN), Play("Alice", 1, Rank.JOKER), "the rank due is A, not JOKER")

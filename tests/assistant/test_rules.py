@@ -1,0 +1,477 @@
+"""Each default rule and house rule of shared/rules/README.md, one behaviour per test."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant import (
+    CountRule, FourOfAKind, IllegalAction, NewGame, NoCall, Order, Pass, Play, Rank, Rules, Sitting, TableKind, Winner,
+)
+from assistant.rules import Rules as RulesType
+
+from .helpers import call, sitting
+
+R = Rank
+
+
+# --- players, deck and deal ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("players, sizes", [(3, [18, 17, 17]), (5, [11, 11, 10, 10, 10]), (4, [13] * 4), (2, [26, 26])])
+def test_whole_deck_is_dealt_from_the_dealers_left_with_extras_first(players, sizes):
+    names = tuple(f"P{i}" for i in range(players))
+    game = sitting(names).state.game
+    # The dealer is the last player listed, so the deal starts with the first one.
+    assert [game.hands[n] for n in names] == sizes
+
+
+def test_deal_starts_left_of_a_chosen_dealer():
+    table = Sitting()
+    table.apply(NewGame(("A1", "B2", "C3"), dealer="A1"))
+    game = table.state.game
+    assert game.hands == {"B2": 18, "C3": 17, "A1": 17}
+    assert game.turn == "B2"
+
+
+def test_one_deck_takes_two_to_ten_players():
+    with pytest.raises(IllegalAction, match="2 to 10 players, not 11"):
+        sitting(tuple(f"P{i}" for i in range(11)))
+    with pytest.raises(IllegalAction, match="2 to 10 players, not 1"):
+        sitting(("Solo",))
+
+
+def test_two_decks_take_up_to_twenty_players_and_104_cards():
+    names = tuple(f"P{i}" for i in range(20))
+    game = sitting(names, decks=2).state.game
+    assert sum(game.hands.values()) == 104
+    with pytest.raises(IllegalAction, match="2 to 20 players, not 21"):
+        sitting(tuple(f"P{i}" for i in range(21)), decks=2)
+
+
+def test_jokers_add_two_cards_per_deck():
+    assert sum(sitting(jokers=True).state.game.hands.values()) == 54
+    assert sum(sitting(jokers=True, decks=2).state.game.hands.values()) == 108
+
+
+def test_names_must_be_unique():
+    with pytest.raises(IllegalAction, match="Ben is listed twice"):
+        sitting(("Ben", "Ben", "Cara"))
+
+
+# --- turns and the rank cycle -------------------------------------------------------------------
+
+
+def test_dealers_left_claims_aces_first_and_play_goes_left():
+    table = sitting()
+    assert table.state.game.turn == "Alice"
+    assert table.state.game.ranks_allowed == (R.ACE,)
+    table.apply(Play("Alice", 1))
+    assert table.state.game.turn == "Ben"
+    for name in ("Ben", "Cara", "Dev"):
+        table.apply(Play(name, 1))
+    assert table.state.game.turn == "Alice"
+
+
+def test_rank_goes_up_and_wraps_from_king_to_ace():
+    table = sitting(("A1", "B2"))
+    due = []
+    for turn in range(14):
+        due.append(table.state.game.ranks_allowed[0].value)
+        table.apply(Play(("A1", "B2")[turn % 2], 1))
+    assert due == ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
+
+
+def test_rank_goes_down_in_the_down_order():
+    table = sitting(("A1", "B2"), order=Order.DOWN)
+    due = []
+    for turn in range(4):
+        due.append(table.state.game.ranks_allowed[0].value)
+        table.apply(Play(("A1", "B2")[turn % 2], 1))
+    assert due == ["A", "K", "Q", "J"]
+
+
+def test_up_or_down_offers_one_above_or_below_the_last_claim():
+    table = sitting(order=Order.UP_OR_DOWN)
+    assert table.state.game.ranks_allowed == (R.ACE,)
+    table.apply(Play("Alice", 1))
+    assert table.state.game.ranks_allowed == (R.TWO, R.KING)
+    with pytest.raises(IllegalAction, match="Ben must say which rank is claimed: 2 or K"):
+        table.apply(Play("Ben", 1))
+    table.apply(Play("Ben", 1, R.KING))
+    assert set(table.state.game.ranks_allowed) == {R.QUEEN, R.ACE}
+    with pytest.raises(IllegalAction, match="Cara may claim A or Q, not 5"):
+        table.apply(Play("Cara", 1, R.FIVE))
+
+
+def test_same_or_adjacent_allows_the_same_rank_too():
+    table = sitting(order=Order.SAME_OR_ADJACENT)
+    table.apply(Play("Alice", 1))
+    assert set(table.state.game.ranks_allowed) == {R.KING, R.ACE, R.TWO}
+    table.apply(Play("Ben", 2, R.ACE))
+    assert set(table.state.game.ranks_allowed) == {R.KING, R.ACE, R.TWO}
+
+
+def test_same_until_call_keeps_the_piles_rank_then_moves_up_after_a_call():
+    table = sitting(order=Order.SAME_UNTIL_CALL)
+    table.apply(Play("Alice", 1))
+    table.apply(Play("Ben", 2))
+    assert table.state.game.ranks_allowed == (R.ACE,)
+    table.apply(call("Cara", "A", "A"))
+    assert table.state.game.ranks_allowed == (R.TWO,)
+    assert table.state.game.turn == "Cara"
+
+
+def test_choice_orders_measure_the_new_pile_from_the_last_claim_after_a_call():
+    table = sitting(order=Order.UP_OR_DOWN)
+    table.apply(Play("Alice", 1))
+    table.apply(Play("Ben", 1, R.TWO))
+    table.apply(call("Cara", "2"))
+    assert set(table.state.game.ranks_allowed) == {R.ACE, R.THREE}
+
+
+def test_forced_order_accepts_the_rank_due_written_out_and_rejects_another():
+    table = sitting()
+    table.apply(Play("Alice", 1, R.ACE))
+    with pytest.raises(IllegalAction, match="the rank due is 2, not 7"):
+        table.apply(Play("Ben", 1, R.SEVEN))
+
+
+def test_rank_moves_on_after_a_call_and_the_challenged_players_left_plays_next():
+    table = sitting()
+    table.apply(Play("Alice", 2))
+    table.apply(call("Cara", "A", "9"))
+    game = table.state.game
+    assert game.turn == "Ben" and game.ranks_allowed == (R.TWO,) and game.pile == 0
+
+
+def test_without_a_call_the_cards_stay_on_the_pile():
+    table = sitting(("A1", "B2", "C3"), Play("A1", 3), Play("B2", 2))
+    assert table.state.game.pile == 5
+    assert table.state.game.hands["A1"] == 15
+
+
+# --- cards per play -----------------------------------------------------------------------------
+
+
+def test_one_to_four_cards_by_default():
+    table = sitting()
+    with pytest.raises(IllegalAction, match="at most 4 cards per play"):
+        table.apply(Play("Alice", 5))
+    with pytest.raises(IllegalAction, match="at least one card"):
+        table.apply(Play("Alice", 0))
+    table.apply(Play("Alice", 4))
+
+
+def test_any_number_of_cards_when_max_cards_is_none():
+    table = sitting(max_cards=None)
+    table.apply(Play("Alice", 9))
+    assert table.state.game.pile == 9
+
+
+def test_exactly_one_card_when_max_cards_is_one():
+    table = sitting(max_cards=1)
+    with pytest.raises(IllegalAction, match="exactly one card per play"):
+        table.apply(Play("Alice", 2))
+
+
+# --- passing --------------------------------------------------------------------------------------
+
+
+def test_passing_is_off_by_default():
+    with pytest.raises(IllegalAction, match="passing is off"):
+        sitting().apply(Pass("Alice"))
+
+
+def test_a_pass_moves_the_rank_on_as_if_played():
+    table = sitting(passing=True)
+    table.apply(Pass("Alice"))
+    assert table.state.game.turn == "Ben" and table.state.game.ranks_allowed == (R.TWO,)
+    assert table.state.game.pile == 0
+
+
+def test_a_pass_in_a_choice_order_keeps_the_last_claim_as_reference():
+    table = sitting(passing=True, order=Order.UP_OR_DOWN)
+    table.apply(Play("Alice", 1))
+    table.apply(Pass("Ben"))
+    assert set(table.state.game.ranks_allowed) == {R.TWO, R.KING}
+
+
+def test_a_pass_settles_the_last_play_like_a_play():
+    table = sitting(passing=True)
+    table.apply(Play("Alice", 1))
+    table.apply(Pass("Ben"))
+    assert not table.state.game.awaiting_call
+    with pytest.raises(IllegalAction, match="no play to call"):
+        table.apply(call("Cara", "A"))
+
+
+# --- jokers ---------------------------------------------------------------------------------------
+
+
+def test_a_joker_matches_any_claimed_rank():
+    table = sitting(jokers=True)
+    table.apply(Play("Alice", 2))
+    table.apply(call("Ben", "A", "JOKER"))
+    assert table.state.game.last_call.lie is False
+    assert table.state.game.last_call.picked_up_by == "Ben"
+
+
+def test_a_joker_does_not_excuse_another_wrong_card():
+    table = sitting(jokers=True)
+    table.apply(Play("Alice", 2))
+    table.apply(call("Ben", "5", "JOKER"))
+    assert table.state.game.last_call.lie is True
+
+
+# --- four of a kind -------------------------------------------------------------------------------
+
+
+def test_four_of_a_kind_leaves_the_game_and_the_pile_stays():
+    table = sitting(four_of_a_kind=True)
+    table.apply(Play("Alice", 1))
+    table.apply(FourOfAKind("Cara", R.SEVEN))
+    game = table.state.game
+    assert game.hands["Cara"] == 9 and game.out_of_game == 4 and game.pile == 1
+    assert game.card_total() == 52
+    # at any time: the call window on Alice's play is still open.
+    assert game.awaiting_call
+
+
+def test_four_of_a_kind_is_off_by_default():
+    with pytest.raises(IllegalAction, match="four of a kind is off"):
+        sitting().apply(FourOfAKind("Cara", R.SEVEN))
+
+
+def test_a_rank_can_leave_the_game_only_as_often_as_the_decks_hold_it():
+    table = sitting(four_of_a_kind=True)
+    table.apply(FourOfAKind("Cara", R.SEVEN))
+    with pytest.raises(IllegalAction, match="all 4 cards of rank 7 are already out"):
+        table.apply(FourOfAKind("Dev", R.SEVEN))
+    two = sitting(four_of_a_kind=True, decks=2)
+    two.apply(FourOfAKind("Cara", R.SEVEN))
+    two.apply(FourOfAKind("Dev", R.SEVEN))
+    assert two.state.game.out_of_game == 8
+
+
+def test_revealed_cards_cannot_include_a_rank_already_out_of_the_game():
+    table = sitting(four_of_a_kind=True)
+    table.apply(FourOfAKind("Cara", R.ACE))
+    table.apply(Play("Alice", 1))
+    with pytest.raises(IllegalAction, match="only 0 are in play"):
+        table.apply(call("Ben", "A"))
+
+
+# --- count rule -----------------------------------------------------------------------------------
+
+
+def test_rank_and_count_makes_a_wrong_count_a_lie():
+    table = sitting()
+    table.apply(Play("Alice", 2))
+    table.apply(call("Ben", "A", "A", "A"))
+    verdict = table.state.game.last_call
+    assert verdict.lie and verdict.picked_up_by == "Alice" and verdict.cards == 3
+
+
+def test_rank_only_tolerates_extra_cards():
+    table = sitting(count_rule=CountRule.RANK_ONLY)
+    table.apply(Play("Alice", 2))
+    table.apply(call("Ben", "A", "A", "A"))
+    verdict = table.state.game.last_call
+    assert not verdict.lie and verdict.picked_up_by == "Ben" and verdict.cards == 3
+
+
+def test_rank_only_still_catches_a_wrong_rank():
+    table = sitting(count_rule=CountRule.RANK_ONLY)
+    table.apply(Play("Alice", 2))
+    table.apply(call("Ben", "A", "3"))
+    assert table.state.game.last_call.lie
+
+
+def test_a_reveal_corrects_the_hand_to_the_true_number_of_cards():
+    table = sitting()
+    table.apply(Play("Alice", 2))  # Alice 11 left by the claim
+    table.apply(Play("Ben", 1))
+    table.apply(call("Cara", "2", "2"))  # Ben actually laid two: hand 11, pile 4, all to Ben
+    game = table.state.game
+    assert game.hands["Ben"] == 11 + 4
+    assert game.card_total() == 52
+
+
+# --- going out and the end of the game ------------------------------------------------------------
+
+
+def _nearly_out(table_kind=TableKind.MATCH, players=("Alice", "Ben", "Cara")) -> Sitting:
+    """A game where Alice holds exactly 2 cards and it is her turn, reached by legal plays."""
+    table = sitting(players, max_cards=None, table=table_kind)
+    table.apply(Play("Alice", 16))  # Alice 18 -> 2
+    for name in players[1:]:
+        table.apply(Play(name, 1))
+    return table
+
+
+def test_a_last_play_is_held_until_it_survives_the_call():
+    table = _nearly_out()
+    table.apply(Play("Alice", 2))
+    game = table.state.game
+    assert game.hands["Alice"] == 0 and game.awaiting_call and not game.over and game.places == ()
+
+
+def test_a_last_play_that_nobody_calls_wins_the_match_game():
+    table = _nearly_out()
+    table.apply(Play("Alice", 2))
+    table.apply(NoCall())
+    game = table.state.game
+    assert game.over and game.places == ("Alice",) and game.turn is None
+    assert table.state.table.scores()["Alice"] == 1
+
+
+def test_a_last_play_called_and_honest_wins_and_the_caller_picks_up():
+    table = _nearly_out()
+    assert table.state.game.ranks_allowed == (R.FOUR,)
+    table.apply(Play("Alice", 2))
+    table.apply(call("Ben", "4", "4"))
+    game = table.state.game
+    assert game.last_call.picked_up_by == "Ben" and game.last_call.cards == 20
+    assert game.over and game.places == ("Alice",)
+    assert table.state.table.scores() == {"Alice": 1, "Ben": 0, "Cara": 0}
+
+
+def test_a_caught_last_play_sends_the_pile_back_and_the_game_goes_on():
+    table = _nearly_out()
+    due = table.state.game.ranks_allowed[0]
+    wrong = R.KING if due is not R.KING else R.QUEEN
+    pile = table.state.game.pile
+    table.apply(Play("Alice", 2))
+    table.apply(call("Ben", due.value, wrong.value))
+    game = table.state.game
+    assert not game.over and game.places == ()
+    assert game.hands["Alice"] == pile + 2
+    assert game.turn == "Ben"
+
+
+def test_a_match_game_ends_when_the_next_player_would_play_over_an_unsettled_last_play():
+    table = _nearly_out()
+    table.apply(Play("Alice", 2))
+    with pytest.raises(IllegalAction, match="record the call or no call"):
+        table.apply(Play("Ben", 1))
+
+
+def test_ranked_table_plays_on_for_places_and_scores_three_two_one():
+    players = ("Alice", "Ben", "Cara", "Dev")
+    table = sitting(players, max_cards=None, table=TableKind.RANKED)
+    # Alice, Ben and Cara each empty their hands in turn, uncalled.
+    table.apply(Play("Alice", 13))
+    table.apply(Play("Ben", 13))
+    game = table.state.game
+    assert game.places == ("Alice",) and not game.over and game.turn == "Cara"
+    table.apply(Play("Cara", 13))
+    table.apply(NoCall())
+    game = table.state.game
+    assert game.places == ("Alice", "Ben", "Cara") and game.over
+    assert table.state.table.scores() == {"Alice": 3, "Ben": 2, "Cara": 1, "Dev": 0}
+
+
+def test_ranked_game_ends_when_one_player_is_left():
+    table = sitting(("Alice", "Ben"), max_cards=None, table=TableKind.RANKED)
+    table.apply(Play("Alice", 26))
+    table.apply(NoCall())
+    assert table.state.game.over and table.state.game.places == ("Alice",)
+    assert table.state.table.scores() == {"Alice": 3, "Ben": 0}
+
+
+def test_out_players_are_skipped_and_cannot_call():
+    players = ("Alice", "Ben", "Cara", "Dev")
+    table = sitting(players, max_cards=None, table=TableKind.RANKED)
+    table.apply(Play("Alice", 13))
+    table.apply(Play("Ben", 1))  # settles Alice: out
+    table.apply(Play("Cara", 1))
+    table.apply(Play("Dev", 1))
+    assert table.state.game.turn == "Ben"
+    with pytest.raises(IllegalAction, match="Alice is out of the game and cannot call"):
+        table.apply(call("Alice", "4"))
+
+
+# --- next game and the match table ----------------------------------------------------------------
+
+
+def test_the_deal_passes_to_the_left_for_the_next_game():
+    table = sitting(("Alice", "Ben", "Cara"))
+    assert table.state.game.dealer == "Cara"
+    table.apply(NewGame(("Alice", "Ben", "Cara")))
+    assert table.state.game.dealer == "Alice" and table.state.game.turn == "Ben"
+
+
+def test_a_new_game_while_one_is_unfinished_abandons_it_without_a_row():
+    table = sitting(("Alice", "Ben", "Cara"), Play("Alice", 1))
+    table.apply(NewGame(("Alice", "Ben", "Cara")))
+    assert table.state.table.rows == ()
+
+
+def test_a_winner_tap_ends_a_tracked_game_in_progress():
+    table = sitting(("Alice", "Ben", "Cara"), Play("Alice", 1))
+    table.apply(Winner("Ben"))
+    assert table.state.game.over and table.state.game.places == ("Ben",)
+    assert table.state.table.scores() == {"Alice": 0, "Ben": 1, "Cara": 0}
+
+
+def test_a_winner_tap_without_a_tracked_game_needs_the_players():
+    table = Sitting()
+    with pytest.raises(IllegalAction, match="no players known"):
+        table.apply(Winner("Alice"))
+    table.apply(Winner("Alice", players=("Alice", "Ben")))
+    assert table.state.game is None and table.state.table.scores() == {"Alice": 1, "Ben": 0}
+
+
+def test_ranked_winner_tap_takes_places():
+    table = sitting(("Alice", "Ben", "Cara"), table=TableKind.RANKED)
+    table.apply(Winner(places=("Cara", "Alice")))
+    assert table.state.table.scores() == {"Alice": 2, "Ben": 0, "Cara": 3}
+    with pytest.raises(IllegalAction, match="places are for a ranked table"):
+        sitting(("Alice", "Ben")).apply(Winner(places=("Alice",)))
+
+
+def test_random_first_player_is_recorded_in_the_new_game():
+    table = Sitting()
+    table.apply(NewGame(("Alice", "Ben", "Cara"), first="Cara"))
+    assert table.state.game.turn == "Cara" and table.state.game.dealer == "Cara"
+
+
+def test_worked_example_four_players_three_games():
+    """Rules README: Alice wins games 1 and 3, Ben game 2; the standing reads 2, 1, 0, 0."""
+    players = ("Alice", "Ben", "Cara", "Dev")
+    table = Sitting()
+    table.apply(NewGame(players, rules=RulesType(max_cards=None)))
+    table.apply(Play("Alice", 11))
+    for name in ("Ben", "Cara", "Dev"):
+        table.apply(Play(name, 1))
+    due = table.state.game.ranks_allowed[0]
+    table.apply(Play("Alice", 2))  # her last two cards, called: honest
+    table.apply(call("Ben", due.value, due.value))
+    assert table.state.game.over and table.state.game.places == ("Alice",)
+    table.apply(Winner("Ben", players=players))
+    table.apply(NewGame(players, rules=RulesType(max_cards=None)))
+    first = table.state.game.turn
+    table.apply(Winner("Alice"))
+    assert table.state.table.scores() == {"Alice": 2, "Ben": 1, "Cara": 0, "Dev": 0}
+    assert len(table.state.table.rows) == 3 and first is not None
+
+
+def test_worked_example_sam_lies_and_picks_up_leo_plays_sixes():
+    """Rules README: Sam claims two 5s with a 5 and a 9; Maya calls; Sam takes the pile; Leo plays 6s."""
+    table = Sitting()
+    table.apply(NewGame(("Sam", "Leo", "Maya", "Ann"), dealer="Ann", rules=RulesType(max_cards=None)))
+    table.apply(Play("Sam", 1))
+    for name, count in (("Leo", 1), ("Maya", 1), ("Ann", 1)):
+        table.apply(Play(name, count))
+    assert table.state.game.turn == "Sam" and table.state.game.ranks_allowed == (R.FIVE,)
+    table.apply(Play("Sam", 2))
+    pile = table.state.game.pile
+    table.apply(call("Maya", "5", "9"))
+    game = table.state.game
+    assert game.last_call.lie and game.last_call.picked_up_by == "Sam" and game.last_call.cards == pile
+    assert game.last_call.announcement() == f"Lie: Sam picks up {pile} cards"
+    assert game.turn == "Leo" and game.ranks_allowed == (R.SIX,)
+    # Had both been 5s, Maya would have picked up the pile.
+    table.apply(__import__("assistant").Undo())
+    table.apply(call("Maya", "5", "5"))
+    assert not table.state.game.last_call.lie and table.state.game.last_call.picked_up_by == "Maya"

@@ -1,0 +1,91 @@
+"""How the referee words things on screen and aloud."""
+
+from __future__ import annotations
+
+import html
+
+from assistant import Claim, Rank, Rules
+from assistant.rules import CountRule, Order, TableKind
+
+_NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+_RANK_NAMES = {Rank.ACE: "ace", Rank.JACK: "jack", Rank.QUEEN: "queen", Rank.KING: "king", Rank.JOKER: "joker"}
+
+#: Longest player name the setup accepts (it has to fit a tile readable from across the table).
+MAX_NAME = 16
+
+ORDER_LABELS = {
+    Order.UP: "Up: A, 2, 3 … K, A",
+    Order.DOWN: "Down: A, K, Q … 2, A",
+    Order.UP_OR_DOWN: "Up or down: one above or below the last claim",
+    Order.SAME_OR_ADJACENT: "Same or adjacent: the same rank, one above or one below",
+    Order.SAME_UNTIL_CALL: "Same until a call: the pile's first rank until someone calls",
+}
+COUNT_RULE_LABELS = {
+    CountRule.RANK_AND_COUNT: "Rank and count: a wrong count is a lie",
+    CountRule.RANK_ONLY: "Rank only: extra cards are tolerated",
+}
+TABLE_LABELS = {
+    TableKind.MATCH: "Match: first out wins, one row per game",
+    TableKind.RANKED: "Ranked: play on for places, 3-2-1 points",
+}
+MAX_CARDS_LABELS = {4: "1 to 4 cards", None: "Any number", 1: "Exactly one"}
+
+
+def number(n: int) -> str:
+    return _NUMBERS[n] if 0 <= n < len(_NUMBERS) else str(n)
+
+
+def rank_plural(rank: Rank, n: int = 2) -> str:
+    """'aces', '5s', 'kings' (or the singular for one card)."""
+    name = _RANK_NAMES.get(rank, rank.value)
+    if n == 1:
+        return name
+    return name + ("es" if name == "ace" else "s") if rank in _RANK_NAMES else f"{rank.value}s"
+
+
+def claim_text(claim: Claim) -> str:
+    """'two 5s', 'one ace'."""
+    return f"{number(claim.count)} {rank_plural(claim.rank, claim.count)}"
+
+
+def ranks_due(ranks: tuple[Rank, ...]) -> str:
+    """'5s' or '4s, 5s or 6s'."""
+    names = [rank_plural(r) for r in ranks]
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " or " + names[-1]
+
+
+def cards(n: int) -> str:
+    return f"{n} card{'s' if n != 1 else ''}"
+
+
+def rules_summary(rules: Rules) -> str:
+    parts = [
+        f"{rules.decks} deck{'s' if rules.decks > 1 else ''}" + (" with jokers" if rules.jokers else ""),
+        MAX_CARDS_LABELS.get(rules.max_cards, f"1 to {rules.max_cards} cards"),
+        ORDER_LABELS[rules.order].split(":")[0].lower(),
+    ]
+    if rules.passing:
+        parts.append("passing allowed")
+    if rules.count_rule is CountRule.RANK_ONLY:
+        parts.append("rank only")
+    if rules.four_of_a_kind:
+        parts.append("four of a kind out")
+    parts.append(f"{rules.table.value} table")
+    return ", ".join(parts)
+
+
+def check_name(name: str, taken: list[str]) -> str | None:
+    """The problem with a new player's name, or None when it is fine."""
+    if not name:
+        return "A player needs a name: the box is empty."
+    if len(name) > MAX_NAME:
+        return f"\"{name[:MAX_NAME]}…\" is too long: at most {MAX_NAME} characters, so it fits on the table screen."
+    if any(name.casefold() == other.casefold() for other in taken):
+        return f"{name} is already at the table: give each player a different name (add an initial)."
+    return None
+
+
+def esc(text: object) -> str:
+    return html.escape(str(text))

@@ -1,0 +1,328 @@
+"""Card art for the synthetic data: find the installed decks, render every card once, and locate
+the printed corner indices of each deck.
+
+The art comes from the registries (never from the network at run time):
+
+* Debian ``gnome-cards-data`` (AisleRiot themes, ``/usr/share/aisleriot/cards/*.svgz``)
+* Debian ``kdegames-card-data-kf5`` (``/usr/share/carddecks/svg-*/*.svgz``)
+* npm ``@heruka_urgyen/react-playing-cards``, ``svg-cards``, ``cardsJS``,
+  ``@younestouati/playing-cards-standard-deck`` installed under an npm folder
+  (``$CARDS_ART_NPM`` or ``/work/cards-art/npm``).
+
+Only decks with English indices (A 2-10 J Q K) are used: :data:`ENGLISH_DECKS` lists them after a look
+at their face cards. Rendering needs ``rsvg-convert`` (Debian ``librsvg2-bin``).
+
+Each card is rendered to a PNG (RGBA) under a cache folder; per deck, the corner-index boxes are found
+from the ink in the corners of its low number cards (2 and 3, whose pips stay away from the corners),
+and shared by all cards of the deck.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+AISLERIOT_DIR = Path("/usr/share/aisleriot/cards")
+KDE_DIR = Path("/usr/share/carddecks")
+NPM_DIR = Path(os.environ.get("CARDS_ART_NPM", "/work/cards-art/npm"))
+
+RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+SUIT_NAMES = {"S": "spade", "H": "heart", "D": "diamond", "C": "club"}
+RANK_WORDS = {"A": "1", "J": "jack", "Q": "queen", "K": "king"}
+
+#: Decks whose indices are English (A K Q J), checked by eye on rendered face cards.
+#: Names are "source:deck". Others (French R/D/V, German, Cyrillic, hexadecimal) are left out.
+ENGLISH_DECKS = {
+    "aisleriot:anglo", "aisleriot:anglo_bitmap", "aisleriot:anglo_modern", "aisleriot:anglo_modern_4_color",
+    "aisleriot:anglo_poker", "aisleriot:gnomangelo", "aisleriot:gnomangelo_bitmap", "aisleriot:neoclassical",
+    "aisleriot:neoclassical_4_color", "aisleriot:ornamental", "aisleriot:plastic", "aisleriot:simplistic",
+    "aisleriot:tango", "aisleriot:tango_nuevo", "aisleriot:guyenne-classic", "aisleriot:tigullio",
+    "aisleriot:bellot", "aisleriot:swiss-xvii",
+    "kde:ancient-egyptians", "kde:jolly-royal", "kde:konqi-modern", "kde:nicu-ornamental", "kde:nicu-white",
+    "kde:oxygen", "kde:oxygen-air", "kde:oxygen-white", "kde:penguins", "kde:standard",
+    "kde:tigullio-international", "kde:xskat-french",
+    "npm:kennard-2color", "npm:kennard-2color-bf", "npm:kennard-4color", "npm:kennard-4color-bf",
+    "npm:svg-cards", "npm:cardsjs", "npm:younestouati",
+}
+
+CARD_HEIGHT = 360  # rendered card height in pixels
+
+
+@dataclass
+class Deck:
+    name: str  # "source:deck"
+    # card code ("AS", "10H", "JOKER-R", ...) -> how to render: (svg path, element id or None)
+    cards: dict[str, tuple[Path, str | None]]
+
+
+def _card_code(rank: str, suit: str) -> str:
+    return f"{rank}{suit}"
+
+
+def _svg_text(path: Path) -> str:
+    data = path.read_bytes()
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    return data.decode("utf-8", "replace")
+
+
+def _ids_in(text: str) -> set[str]:
+    return set(re.findall(r'\bid="([^"]+)"', text))
+
+
+def _deck_from_ids(name: str, path: Path, ids: set[str]) -> Deck | None:
+    cards: dict[str, tuple[Path, str | None]] = {}
+    for rank in RANKS:
+        word = RANK_WORDS.get(rank, rank)
+        for suit, sname in SUIT_NAMES.items():
+            for cand in (f"{sname}_{word}", f"{word}_{sname}"):
+                if cand in ids:
+                    cards[_card_code(rank, suit)] = (path, cand)
+                    break
+    for cand, code in (("joker_red", "JOKER-R"), ("red_joker", "JOKER-R"), ("joker_black", "JOKER-B"),
+                       ("black_joker", "JOKER-B"), ("joker", "JOKER-B")):
+        if cand in ids and code not in cards:
+            cards[code] = (path, cand)
+    if len([c for c in cards if not c.startswith("JOKER")]) < 52:
+        return None
+    return Deck(name, cards)
+
+
+def _npm_file_deck(name: str, folder: Path, pattern) -> Deck | None:
+    if not folder.is_dir():
+        return None
+    cards: dict[str, tuple[Path, str | None]] = {}
+    for f in sorted(folder.glob("*.svg")):
+        code = pattern(f.stem)
+        if code:
+            cards[code] = (f, None)
+    if len([c for c in cards if not c.startswith("JOKER")]) < 52:
+        return None
+    return Deck(name, cards)
+
+
+def _kennard(stem: str) -> str | None:
+    m = re.fullmatch(r"([A2-9TJQK])([SHDC])", stem)
+    if m:
+        r = "10" if m.group(1) == "T" else m.group(1)
+        return r + m.group(2)
+    if stem in ("1J", "2J"):
+        return "JOKER-R" if stem == "1J" else "JOKER-B"
+    return None
+
+
+def _cardsjs(stem: str) -> str | None:
+    m = re.fullmatch(r"([A2-9TJQK]|10)([SHDC])", stem)
+    if m:
+        r = "10" if m.group(1) in ("T",) else m.group(1)
+        return r + m.group(2)
+    if stem.upper() in ("JOKER", "JOKER_RED", "JOKER_BLACK"):
+        return "JOKER-B"
+    return None
+
+
+def _younes(stem: str) -> str | None:
+    m = re.fullmatch(r"(\d+)([shdc])", stem)
+    if m and 1 <= int(m.group(1)) <= 13:
+        return RANKS[int(m.group(1)) - 1] + m.group(2).upper()
+    if stem == "joker":
+        return "JOKER-B"
+    return None
+
+
+def find_decks(english_only: bool = True) -> tuple[list[Deck], list[str]]:
+    """All decks found on this machine, and a list of what is missing (for a clear message)."""
+    decks: list[Deck] = []
+    missing: list[str] = []
+    if AISLERIOT_DIR.is_dir():
+        for f in sorted(AISLERIOT_DIR.glob("*.svg*")):
+            stem = f.name.split(".")[0]
+            d = _deck_from_ids(f"aisleriot:{stem}", f, _ids_in(_svg_text(f)))
+            if d:
+                decks.append(d)
+    else:
+        missing.append(f"{AISLERIOT_DIR} (apt-get install gnome-cards-data)")
+    if KDE_DIR.is_dir():
+        for folder in sorted(KDE_DIR.glob("svg-*")):
+            for f in sorted(folder.glob("*.svg*")):
+                d = _deck_from_ids(f"kde:{folder.name[4:]}", f, _ids_in(_svg_text(f)))
+                if d:
+                    decks.append(d)
+                    break
+    else:
+        missing.append(f"{KDE_DIR} (apt-get install kdegames-card-data-kf5)")
+    nm = NPM_DIR / "node_modules"
+    ken = nm / "@heruka_urgyen/react-playing-cards/src/images"
+    for variant in ("2color", "2color-bf", "4color", "4color-bf"):
+        d = _npm_file_deck(f"npm:kennard-{variant}", ken / variant, _kennard)
+        if d:
+            decks.append(d)
+    if not ken.is_dir():
+        missing.append(f"{ken} (npm install @heruka_urgyen/react-playing-cards in {NPM_DIR})")
+    sc = nm / "svg-cards/svg-cards.svg"
+    if sc.is_file():
+        d = _deck_from_ids("npm:svg-cards", sc, _ids_in(_svg_text(sc)))
+        if d:
+            decks.append(d)
+    else:
+        missing.append(f"{sc} (npm install svg-cards in {NPM_DIR})")
+    cj = nm / "cardsJS/cards"
+    d = _npm_file_deck("npm:cardsjs", cj, _cardsjs)
+    if d:
+        decks.append(d)
+    else:
+        missing.append(f"{cj} (npm install cardsJS in {NPM_DIR})")
+    yt = nm / "@younestouati/playing-cards-standard-deck/cards"
+    d = _npm_file_deck("npm:younestouati", yt, _younes)
+    if d:
+        decks.append(d)
+    else:
+        missing.append(f"{yt} (npm install @younestouati/playing-cards-standard-deck in {NPM_DIR})")
+    if english_only:
+        decks = [d for d in decks if d.name in ENGLISH_DECKS]
+    return decks, missing
+
+
+def _render(svg: Path, element: str | None, out: Path, height: int) -> bool:
+    src = svg
+    tmp = None
+    if svg.suffix == ".svgz":
+        tmp = out.parent / f".{svg.stem}.svg"
+        if not tmp.exists():
+            tmp.write_text(_svg_text(svg))
+        src = tmp
+    cmd = ["rsvg-convert", "-h", str(height), "-o", str(out)]
+    if element:
+        cmd += ["-i", element]
+    cmd.append(str(src))
+    r = subprocess.run(cmd, capture_output=True)
+    return r.returncode == 0 and out.exists()
+
+
+def _crop_alpha(img: np.ndarray) -> np.ndarray:
+    a = img[:, :, 3]
+    ys, xs = np.nonzero(a > 32)
+    if len(xs) == 0:
+        return img
+    return img[ys.min(): ys.max() + 1, xs.min(): xs.max() + 1]
+
+
+def _ink_mask(card: np.ndarray) -> np.ndarray:
+    """Pixels that differ clearly from the card's paper colour."""
+    h, w = card.shape[:2]
+    rgb = card[:, :, :3].astype(np.int16)
+    band = rgb[int(0.45 * h): int(0.55 * h), int(0.04 * w): int(0.08 * w)].reshape(-1, 3)
+    paper = np.median(band, axis=0) if len(band) else np.array([255, 255, 255])
+    diff = np.abs(rgb - paper).sum(axis=2)
+    return (diff > 90) & (card[:, :, 3] > 128)
+
+
+def _corner_box(mask: np.ndarray) -> tuple[float, float, float, float] | None:
+    """Ink bbox in the top-left corner region, in card-normalised coordinates."""
+    h, w = mask.shape
+    x0, x1, y0, y1 = int(0.035 * w), int(0.26 * w), int(0.025 * h), int(0.36 * h)
+    sub = mask[y0:y1, x0:x1]
+    if sub.sum() < 15:
+        return None
+    # drop thin frame lines: keep components that are not long thin strokes along the region
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(sub.astype(np.uint8), 8)
+    keep = np.zeros_like(sub)
+    for i in range(1, n):
+        x, y, bw, bh, area = stats[i]
+        if area < 4:
+            continue
+        if (bw > 0.9 * sub.shape[1] and bh < 0.15 * sub.shape[0]) or (bh > 0.9 * sub.shape[0] and bw < 0.15 * sub.shape[1]):
+            continue
+        keep[lab == i] = 1
+    ys, xs = np.nonzero(keep)
+    if len(xs) < 15:
+        return None
+    return ((xs.min() + x0) / w, (ys.min() + y0) / h, (xs.max() + 1 + x0) / w, (ys.max() + 1 + y0) / h)
+
+
+def _rot_box(b, k):
+    """Box in a card rotated by k*90 degrees counter-clockwise (np.rot90) back to card coordinates."""
+    x0, y0, x1, y1 = b
+    if k == 0:
+        return b
+    if k == 2:  # 180
+        return (1 - x1, 1 - y1, 1 - x0, 1 - y0)
+    raise ValueError(k)
+
+
+def deck_index_boxes(cards: dict[str, np.ndarray]) -> list[tuple[float, float, float, float]]:
+    """Corner-index boxes shared by a deck, in card-normalised (x0, y0, x1, y1)."""
+    refs = [c for code, c in cards.items() if code[:-1] in ("2", "3")]
+    boxes_by_corner: dict[str, list] = {"tl": [], "br": [], "tr": []}
+    for img in refs:
+        m = _ink_mask(img)
+        for corner, mm in (("tl", m), ("br", m[::-1, ::-1]), ("tr", m[:, ::-1])):
+            b = _corner_box(mm)
+            if b:
+                boxes_by_corner[corner].append(b)
+    out = []
+    for corner, bs in boxes_by_corner.items():
+        if len(bs) < 0.75 * max(1, len(refs)):
+            continue
+        a = np.array(bs)
+        b = (np.percentile(a[:, 0], 10), np.percentile(a[:, 1], 10), np.percentile(a[:, 2], 90), np.percentile(a[:, 3], 90))
+        bw, bh = b[2] - b[0], b[3] - b[1]
+        if not (0.04 < bw < 0.26 and 0.08 < bh < 0.36):
+            continue
+        # widen towards the card's middle so a "10" fits
+        b = (b[0] - 0.01, b[1] - 0.01, b[2] + 0.25 * bw + 0.01, b[3] + 0.01)
+        if corner == "br":
+            b = _rot_box(b, 2)
+        elif corner == "tr":
+            b = (1 - b[2], b[1], 1 - b[0], b[3])
+        out.append(tuple(float(np.clip(v, 0, 1)) for v in b))
+    return out
+
+
+def build_cache(cache: Path, progress=None) -> dict:
+    """Render every card of every English deck into ``cache`` (once) and write ``cache/index.json``."""
+    if shutil.which("rsvg-convert") is None:
+        raise SystemExit("rsvg-convert not found: apt-get install librsvg2-bin")
+    decks, missing = find_decks()
+    for m in missing:
+        print(f"[art] missing: {m}", file=sys.stderr)
+    if not decks:
+        raise SystemExit("no card art found; install: apt-get install gnome-cards-data kdegames-card-data-kf5 "
+                         f"librsvg2-bin; npm install (in {NPM_DIR}) @heruka_urgyen/react-playing-cards svg-cards "
+                         "cardsJS @younestouati/playing-cards-standard-deck")
+    index_path = cache / "index.json"
+    index = json.loads(index_path.read_text()) if index_path.exists() else {}
+    cache.mkdir(parents=True, exist_ok=True)
+    todo = [d for d in decks if d.name not in index]
+    for i, deck in enumerate(todo):
+        folder = cache / deck.name.replace(":", "__")
+        folder.mkdir(parents=True, exist_ok=True)
+        imgs = {}
+        for code, (svg, element) in sorted(deck.cards.items()):
+            out = folder / f"{code}.png"
+            if not out.exists() and not _render(svg, element, out, CARD_HEIGHT):
+                continue
+            img = cv2.imread(str(out), cv2.IMREAD_UNCHANGED)
+            if img is None or img.ndim != 3 or img.shape[2] != 4:
+                continue
+            img = _crop_alpha(img)
+            cv2.imwrite(str(out), img)
+            imgs[code] = img
+        for tmp in folder.glob(".*.svg"):
+            tmp.unlink()
+        boxes = deck_index_boxes(imgs)
+        index[deck.name] = {"folder": folder.name, "cards": sorted(imgs), "index_boxes": boxes}
+        if progress:
+            progress(i + 1, len(todo), deck.name, len(imgs), len(boxes))
+        index_path.write_text(json.dumps(index, indent=1))
+    return {k: v for k, v in index.items() if k in {d.name for d in decks}}
