@@ -7,6 +7,7 @@ or a server restart shows the same game. Run with ``./run.sh``.
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import sys
@@ -104,6 +105,32 @@ def record(event) -> bool:
         return False
     st.session_state["_dirty"] = True
     return True
+
+
+def act(event) -> None:
+    """A button's callback: record the event it was drawn for.
+
+    Callbacks run before the page is redrawn, against the sitting as this tab last saw it, so a
+    tap on a button drawn before another tab changed the game is refused (StaleSitting) instead
+    of being applied to whoever's turn it is now.
+    """
+    if record(event):
+        cancel_call()
+
+
+def act_from_state(kind: str) -> None:
+    """A callback whose event depends on inputs read at tap time (a number box, select boxes)."""
+    referee: Referee = st.session_state["_referee"]
+    game = referee.state.game
+    ss = st.session_state
+    if kind == "play_many" and game is not None and game.turn is not None:
+        rank = ss.get("play_many_rank") if len(game.ranks_allowed) > 1 else None
+        act(Play(game.turn, int(ss.get("play_many_n", 1)), rank))
+    elif kind == "four":
+        act(FourOfAKind(ss["four_player"], ss["four_rank"]))
+    elif kind == "places":
+        players = ss.get("_table_players") or ()
+        act(Winner(places=tuple(ss.get("ranked_places") or ()), players=None if game is not None else tuple(players)))
 
 
 def current_sitting(store: SqliteStore):
@@ -237,10 +264,12 @@ def setup_screen(referee: Referee) -> None:
         decks = st.radio("Decks", [1, 2], index=[1, 2].index(base.decks), horizontal=True, key="rule_decks",
                          format_func=lambda d: "One deck (52)" if d == 1 else "Two decks (104)")
         jokers = st.toggle("Jokers (2 per deck, count as any rank)", value=base.jokers, key="rule_jokers")
-        max_options = [4, None, 1]
-        max_index = max_options.index(base.max_cards) if base.max_cards in max_options else 0
-        max_cards = st.radio("Cards per play", max_options, index=max_index, horizontal=True, key="rule_max_cards",
-                             format_func=lambda m: words.MAX_CARDS_LABELS[m])
+        max_options = {"up to 4": 4, "any": None, "one": 1}
+        max_keys = list(max_options)
+        max_index = list(max_options.values()).index(base.max_cards) if base.max_cards in max_options.values() else 0
+        max_key = st.radio("Cards per play", max_keys, index=max_index, horizontal=True, key="rule_max_cards",
+                           format_func=lambda k: words.MAX_CARDS_LABELS[max_options[k]])
+        max_cards = max_options[max_key]
         order = st.selectbox("Rank order", list(Order), index=list(Order).index(base.order), key="rule_order",
                              format_func=words.ORDER_LABELS.get)
         passing = st.toggle("Passing allowed", value=base.passing, key="rule_passing")
@@ -262,22 +291,23 @@ def setup_screen(referee: Referee) -> None:
         start = seats.index(dealer) + 1
         order_from_left = [seats[(start + k) % len(seats)] for k in range(len(seats))]
         sizes = rules.deal_sizes(len(seats))
-        deal = dict(zip(order_from_left, sizes))
+        dealt = dict(zip(order_from_left, sizes))
         st.subheader("The deal")
         st.caption(f"{rules.deck_size} cards, one at a time from {order_from_left[0]} (the dealer's left); "
                    f"the first seats get the extra cards.")
-        st.dataframe({"Player": seats, "Cards dealt": [deal[name] for name in seats],
+        st.dataframe({"Player": seats, "Cards dealt": [dealt[name] for name in seats],
                       "": ["dealer" if name == dealer else "" for name in seats]}, hide_index=True, key="deal_table")
     for problem in problems:
         st.warning(problem)
-    if st.button("Deal and start the game", key="deal", type="primary", disabled=bool(problems)):
-        first = None
-        if first_rule == "Chosen at random":
-            first = random.choice(seats)
-        if record(NewGame(tuple(seats), dealer=dealer, rules=rules, first=first)):
-            st.session_state["view"] = "Game"
-            st.session_state.pop("call", None)
-            st.rerun()
+    st.button("Deal and start the game", key="deal", type="primary", disabled=bool(problems),
+              on_click=deal, args=(tuple(seats), dealer, rules, first_rule == "Chosen at random"))
+
+
+def deal(seats: tuple[str, ...], dealer: str | None, rules: Rules, random_first: bool) -> None:
+    first = random.choice(seats) if random_first else None
+    if record(NewGame(seats, dealer=dealer, rules=rules, first=first)):
+        st.session_state["view"] = "Game"
+        st.session_state.pop("call", None)
 
 
 # --- the game screen -----------------------------------------------------------------------------
@@ -313,8 +343,8 @@ def speak(text: str, key: str) -> None:
         f"""<div class="cr-speech" data-say='{payload}' data-key='{esc(key)}' style="display:none"></div>
 <script>
 (function() {{
-  const text = {text!r};
-  const key = {key!r};
+  const text = {json.dumps(text)};
+  const key = {json.dumps(key)};
   window.__cheatSpoken = window.__cheatSpoken || [];
   if (window.__cheatLastKey === key) return;
   window.__cheatLastKey = key;
@@ -442,10 +472,8 @@ def game_screen(referee: Referee) -> None:
     if referee.sitting.can_undo:
         last = referee.sitting.log[-1] if referee.sitting.log else None
         undo_label = "Undo the last action" if last is None else f"Undo ({event_name(last).replace('_', ' ')})"
-    if st.button(undo_label, key="undo", disabled=not referee.sitting.can_undo, help="Takes back the last action"):
-        if record(Undo()):
-            cancel_call()
-            st.rerun()
+    st.button(undo_label, key="undo", disabled=not referee.sitting.can_undo, help="Takes back the last action",
+              on_click=act, args=(Undo(),))
 
 
 def action_panel(referee: Referee, game, log_len: int) -> None:
@@ -457,10 +485,9 @@ def action_panel(referee: Referee, game, log_len: int) -> None:
         for col, name in zip(cols, callers):
             col.button(f"Cheat! {name}", key=f"cheat_{name}", on_click=start_call, args=(name, log_len), width="stretch")
         if game.hands[claim.player] == 0:
-            if st.button(f"Nobody calls: {claim.player} is out", key="nocall", type="primary"):
-                if record(NoCall()):
-                    st.rerun()
-            return
+            st.button(f"Nobody calls: {claim.player} is out", key="nocall", type="primary", on_click=act, args=(NoCall(),))
+            if referee.sitting.preview(NoCall()).game.over:
+                return  # the game ends with this play: it must be called or settled first
 
     player = game.turn
     if player is None:
@@ -481,30 +508,24 @@ def action_panel(referee: Referee, game, log_len: int) -> None:
         for n in range(1, shown_top + 1):
             label = f"{n} × {rank.value}" if choice else f"Play {n}"
             key = f"play_{rank.value}_{n}" if choice else f"play_{n}"
-            if cols[n - 1 + offset].button(label, key=key, type="primary", width="stretch"):
-                if record(Play(player, n, rank if choice else None)):
-                    st.rerun()
+            cols[n - 1 + offset].button(label, key=key, type="primary", width="stretch",
+                                        on_click=act, args=(Play(player, n, rank if choice else None),))
     if top > shown_top:
         m1, m2, m3 = st.columns([2, 2, 2], vertical_alignment="bottom")
         many = m1.number_input("More cards", min_value=1, max_value=top, value=shown_top + 1, key="play_many_n")
-        many_rank = m2.selectbox("Rank", ranks, format_func=lambda r: r.value, key="play_many_rank") if choice else None
-        if m3.button(f"Play {many}", key="play_many"):
-            if record(Play(player, int(many), many_rank)):
-                st.rerun()
+        if choice:
+            m2.selectbox("Rank", ranks, format_func=lambda r: r.value, key="play_many_rank")
+        m3.button(f"Play {many}", key="play_many", on_click=act_from_state, args=("play_many",))
     extra = st.columns(2)
     if rules.passing:
-        if extra[0].button(f"{player} passes", key="pass"):
-            if record(Pass(player)):
-                st.rerun()
+        extra[0].button(f"{player} passes", key="pass", on_click=act, args=(Pass(player),))
     if rules.four_of_a_kind:
         with extra[1].expander("Four of a kind laid out"):
             holders = [p for p in game.players if p not in game.places and game.hands[p] >= 4]
             if holders:
-                who = st.selectbox("Player", holders, key="four_player")
-                rank = st.selectbox("Rank", CLAIMABLE, format_func=lambda r: r.value, key="four_rank")
-                if st.button("Take the four out of the game", key="four"):
-                    if record(FourOfAKind(who, rank)):
-                        st.rerun()
+                st.selectbox("Player", holders, key="four_player")
+                st.selectbox("Rank", CLAIMABLE, format_func=lambda r: r.value, key="four_rank")
+                st.button("Take the four out of the game", key="four", on_click=act_from_state, args=("four",))
             else:
                 st.caption("Nobody holds four cards.")
 
@@ -702,10 +723,9 @@ def table_screen(referee: Referee) -> None:
         for i, name in enumerate(players):
             cols[i % len(cols)].button(name, key=f"winner_{name}", on_click=record_winner, args=(name, players), width="stretch")
         if table.kind is TableKind.RANKED:
+            st.session_state["_table_players"] = players
             places = st.multiselect("Or the places, in order (up to three)", players, max_selections=3, key="ranked_places")
-            if st.button("Record these places", key="record_places", disabled=not places):
-                if record(Winner(places=tuple(places), players=None if state.game is not None else players)):
-                    st.rerun()
+            st.button("Record these places", key="record_places", disabled=not places, on_click=act_from_state, args=("places",))
     else:
         st.caption("Add the players in the setup first.")
 

@@ -40,7 +40,7 @@ def rank_plural(rank: Rank, n: int = 2) -> str:
     name = _RANK_NAMES.get(rank, rank.value)
     if n == 1:
         return name
-    return name + ("es" if name == "ace" else "s") if rank in _RANK_NAMES else f"{rank.value}s"
+    return f"{name}s"
 
 
 def claim_text(claim: Claim) -> str:

@@ -1,0 +1,69 @@
+"""Helpers for the AppTest tests: every test runs the real app.py against its own temporary database."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+
+
+@pytest.fixture
+def db(tmp_path, monkeypatch) -> Path:
+    path = tmp_path / "referee.sqlite3"
+    monkeypatch.setenv("CHEAT_REFEREE_DB", str(path))
+    monkeypatch.delenv("CHEAT_REFEREE_DATA", raising=False)
+    # AppTest cannot run the WebRTC component (it needs a live server): the tests enter cards by hand.
+    monkeypatch.setenv("CHEAT_REFEREE_CAMERA", "none")
+    return path
+
+
+def open_app() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=30)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def text(at: AppTest) -> str:
+    """Everything the page says in markdown, tags stripped, as one string."""
+    parts = [m.value for m in at.markdown] + [m.value for m in at.main.get("caption")]
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", " ".join(parts)))
+
+
+def errors(at: AppTest) -> list[str]:
+    return [e.value for e in at.error] + [w.value for w in at.warning]
+
+
+def click(at: AppTest, key: str) -> AppTest:
+    at.button(key=key).click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def add_players(at: AppTest, *names: str) -> None:
+    for name in names:
+        at.text_input(key="new_player").input(name)
+        click(at, "add_player")
+
+
+def start_sitting(at: AppTest, name: str = "Tonight") -> None:
+    at.text_input(key="first_sitting_name").input(name)
+    click(at, "first_sitting_create")
+
+
+def deal(at: AppTest, *names: str, **rules) -> AppTest:
+    """A new sitting (if none), the players in seating order, the house rules given by widget key, then the deal."""
+    if any(b.key == "first_sitting_create" for b in at.button):
+        start_sitting(at)
+    add_players(at, *names)
+    for key, value in rules.items():
+        widget = at.main.get("radio") + at.main.get("selectbox") + at.main.get("toggle")
+        match = [w for w in widget if w.key == key]
+        assert match, f"no rule widget {key}"
+        match[0].set_value(value).run()
+    click(at, "deal")
+    return at

@@ -1,0 +1,334 @@
+"""The referee app's flows, driven through Streamlit's AppTest on the real app.py and a temp database."""
+
+from __future__ import annotations
+
+from assistant import Rank
+from assistant.referee import Referee
+from assistant.rules import CountRule, Order, TableKind
+from assistant.storage import SqliteStore
+
+from .conftest import add_players, click, deal, errors, open_app, start_sitting, text
+
+
+def stored_state(db):
+    store = SqliteStore(db)
+    sitting = store.sittings()[-1]
+    return Referee(store, sitting.id)
+
+
+# --- setup ------------------------------------------------------------------------------------
+
+
+def test_setup_defaults_deal_sizes_and_name_checks(db):
+    at = open_app()
+    start_sitting(at, "Friday")
+    assert at.title[0].value == "New game"
+    # every house rule starts at its default
+    assert at.radio(key="rule_decks").value == 1
+    assert at.toggle(key="rule_jokers").value is False
+    assert at.radio(key="rule_max_cards").value == "up to 4"
+    assert at.selectbox(key="rule_order").value is Order.UP
+    assert at.toggle(key="rule_passing").value is False
+    assert at.radio(key="rule_count").value is CountRule.RANK_AND_COUNT
+    assert at.toggle(key="rule_four").value is False
+    assert at.radio(key="rule_table").value is TableKind.MATCH
+    assert at.radio(key="rule_first").value == "Dealer's left"
+    assert not at.button(key="deal").disabled is False  # no players: dealing is not possible yet
+    assert any("at least 2 more players" in w for w in errors(at))
+
+    add_players(at, "Sam")
+    add_players(at, "")
+    assert "A player needs a name: the box is empty." in errors(at)
+    add_players(at, "  sam ")
+    assert any("already at the table" in e for e in errors(at))
+    add_players(at, "Bartholomew-Maximilian")
+    assert any("too long" in e for e in errors(at))
+    add_players(at, "Maya", "Leo", "Dev")
+    assert at.session_state["seats"] == ["Sam", "Maya", "Leo", "Dev"]
+    assert not errors(at)
+
+    # reorder and remove
+    click(at, "down_0")
+    assert at.session_state["seats"] == ["Maya", "Sam", "Leo", "Dev"]
+    click(at, "up_2")
+    assert at.session_state["seats"] == ["Maya", "Leo", "Sam", "Dev"]
+    click(at, "remove_3")
+    assert at.session_state["seats"] == ["Maya", "Leo", "Sam"]
+
+    # the deal for 3 players from the dealer's left (the last listed deals first): 18, 17, 17
+    deal_table = at.dataframe[0].value
+    assert list(deal_table["Player"]) == ["Maya", "Leo", "Sam"]
+    assert list(deal_table["Cards dealt"]) == [18, 17, 17]
+    at.selectbox(key="dealer_Maya|Leo|Sam").set_value("Maya").run()
+    assert list(at.dataframe[0].value["Cards dealt"]) == [17, 18, 17]
+    # two decks with jokers: 108 cards
+    at.radio(key="rule_decks").set_value(2).run()
+    at.toggle(key="rule_jokers").set_value(True).run()
+    assert sum(at.dataframe[0].value["Cards dealt"]) == 108
+
+    click(at, "deal")
+    game = stored_state(db).state.game
+    assert game.players == ("Maya", "Leo", "Sam")
+    assert game.dealer == "Maya"
+    assert game.rules.decks == 2 and game.rules.jokers
+    assert game.turn == "Leo"
+    assert "Leo's turn" in text(at) and "claims aces" in text(at)
+
+
+def test_too_many_players_for_one_deck(db):
+    at = open_app()
+    start_sitting(at)
+    add_players(at, *[f"P{i}" for i in range(11)])
+    assert any("11 players is too many for one deck" in w for w in errors(at))
+    assert at.button(key="deal").disabled
+    at.radio(key="rule_decks").set_value(2).run()
+    assert not at.button(key="deal").disabled
+
+
+# --- plays, calls, undo -------------------------------------------------------------------------
+
+
+def test_plays_move_the_turn_and_the_rank(db):
+    at = deal(open_app(), "Sam", "Maya", "Leo")
+    assert "Sam's turn" in text(at)
+    click(at, "play_2")
+    page = text(at)
+    assert "Maya's turn" in page and "claims 2s" in page
+    assert "Sam: two aces" in page and "can be called" in page
+    assert "Pile 2 cards" in page
+    game = stored_state(db).state.game
+    assert game.hands == {"Sam": 16, "Maya": 17, "Leo": 17}
+    assert game.pile == 2
+    # the Cheat! buttons name everyone but the player who just played
+    cheat = sorted(b.key for b in at.button if b.key and b.key.startswith("cheat_"))
+    assert cheat == ["cheat_Leo", "cheat_Maya"]
+
+
+def test_call_with_a_lie(db):
+    at = deal(open_app(), "Sam", "Maya", "Leo")
+    click(at, "play_2")  # Sam: two aces
+    click(at, "play_1")  # Maya: one 2
+    click(at, "play_2")  # Leo: two 3s
+    click(at, "play_2")  # Sam: two 4s
+    click(at, "cheat_Maya")
+    assert "Maya calls Cheat! on Sam" in text(at) and "claimed two 4s" in text(at)
+    click(at, "reveal_add_4")
+    click(at, "reveal_add_9")
+    assert "If these are the cards: Lie: Sam picks up 7 cards" in text(at)
+    click(at, "apply_verdict")
+    assert "Lie: Sam picks up 7 cards" in [m.value.split(">")[1].split("<")[0] for m in at.markdown if "cr-verdict" in m.value]
+    game = stored_state(db).state.game
+    assert game.hands["Sam"] == 16 - 2 + 7 - 0 + 0  # 16 after the aces, minus two 4s, plus the pile of 7
+    assert game.pile == 0 and game.turn == "Maya"
+    assert "Maya's turn" in text(at) and "claims 5s" in text(at)
+
+
+def test_call_with_an_honest_play(db):
+    at = deal(open_app(), "Sam", "Maya", "Leo")
+    click(at, "play_2")
+    click(at, "cheat_Leo")
+    click(at, "reveal_honest")
+    assert "If these are the cards: Honest: Leo picks up 2 cards" in text(at)
+    click(at, "apply_verdict")
+    assert "Honest: Leo picks up 2 cards" in text(at)
+    game = stored_state(db).state.game
+    assert game.hands == {"Sam": 16, "Maya": 17, "Leo": 19}
+    assert game.turn == "Maya"
+    assert game.last_call.lie is False
+
+
+def test_correction_by_hand_before_and_after_the_verdict(db):
+    at = deal(open_app(), "Sam", "Maya", "Leo")
+    click(at, "play_2")
+    click(at, "cheat_Maya")
+    # a first reading, corrected before it is applied
+    click(at, "reveal_add_A")
+    click(at, "reveal_add_K")
+    assert "Lie: Sam picks up 2 cards" in text(at)
+    click(at, "reveal_back")
+    click(at, "reveal_add_A")
+    assert "Honest: Maya picks up 2 cards" in text(at)
+    # an impossible reveal is refused with the referee's reason and nothing is applied
+    click(at, "reveal_add_A")
+    click(at, "reveal_add_A")
+    click(at, "reveal_add_A")
+    assert any("5 cards of rank A revealed" in e or "cannot have played" in e for e in errors(at))
+    assert not any(b.key == "apply_verdict" for b in at.button)
+    click(at, "reveal_clear")
+    click(at, "reveal_add_A")
+    click(at, "reveal_add_7")
+    click(at, "apply_verdict")
+    assert "Lie: Sam picks up 2 cards" in text(at)
+    # the table disagrees after the verdict: take it back and correct the cards by hand
+    click(at, "correct_verdict")
+    assert at.session_state["call"]["ranks"] == ["A", "7"]
+    assert stored_state(db).state.game.awaiting_call
+    click(at, "reveal_back")
+    click(at, "reveal_add_A")
+    click(at, "apply_verdict")
+    assert "Honest: Maya picks up 2 cards" in text(at)
+    verdict = stored_state(db).state.game.last_call
+    assert verdict.revealed == (Rank.ACE, Rank.ACE) and not verdict.lie
+
+
+def test_cancel_a_call(db):
+    at = deal(open_app(), "Sam", "Maya")
+    click(at, "play_1")
+    click(at, "cheat_Maya")
+    click(at, "cancel_call")
+    assert "call" not in at.session_state
+    assert any(b.key == "cheat_Maya" for b in at.button)
+
+
+def test_undo_every_action(db):
+    at = deal(open_app(), "Sam", "Maya", "Leo")
+    click(at, "play_3")
+    click(at, "play_1")
+    assert stored_state(db).state.game.turn == "Leo"
+    click(at, "undo")
+    game = stored_state(db).state.game
+    assert game.turn == "Maya" and game.hands["Maya"] == 17 and game.pile == 3
+    assert "Maya's turn" in text(at)
+    click(at, "undo")
+    click(at, "undo")  # takes back the deal itself
+    assert stored_state(db).state.game is None
+    click(at, "goto_setup")
+    assert at.title[0].value == "New game"
+
+
+def test_illegal_action_is_shown_as_the_referee_says_it(db):
+    at = deal(open_app(), "Sam", "Maya")
+    # another tab records a play first: this tab's tap is refused and the page reloads the sitting
+    other = open_app()
+    click(other, "play_1")
+    click(at, "play_2")
+    assert any("changed in another window" in w for w in errors(at))
+    game = stored_state(db).state.game
+    assert game.hands == {"Sam": 25, "Maya": 26}
+    assert "Maya's turn" in text(at)
+
+
+# --- the end of a game -----------------------------------------------------------------------
+
+
+def play_many(at, n: int) -> None:
+    at.number_input(key="play_many_n").set_value(n).run()
+    click(at, "play_many")
+
+
+def test_a_last_play_is_held_until_it_survives_then_the_winner(db):
+    at = deal(open_app(), "Sam", "Maya", rule_max_cards="any")
+    play_many(at, 26)  # Sam plays the whole hand
+    assert "Sam played their last cards" in text(at)
+    # caught: the pile goes back to Sam and the game goes on
+    click(at, "cheat_Maya")
+    click(at, "reveal_add_A")
+    click(at, "reveal_add_2")
+    at.session_state["call"]["ranks"] = ["A"] * 4 + ["2"] * 4 + ["3"] * 4 + ["4"] * 4 + ["5"] * 4 + ["6"] * 4 + ["7", "7"]
+    at.run()
+    click(at, "apply_verdict")
+    assert "Lie: Sam picks up 26 cards" in text(at)
+    assert stored_state(db).state.game.over is False
+    # Maya empties her hand, nobody calls: she wins
+    play_many(at, 26)
+    click(at, "nocall")
+    assert "Maya wins!" in text(at)
+    referee = stored_state(db)
+    assert referee.state.game.over and referee.state.table.scores() == {"Sam": 0, "Maya": 1}
+    click(at, "next_game")
+    assert at.title[0].value == "New game"
+    assert at.selectbox(key="dealer_Sam|Maya").value == "Sam"  # the deal passes to the left
+
+
+def test_ranked_table_plays_on_for_places(db):
+    at = deal(open_app(), "Ann", "Ben", "Cat", "Dan", rule_max_cards="any", rule_table=TableKind.RANKED)
+    play_many(at, 13)  # Ann
+    click(at, "play_1")  # Ben: Ann's play stands, she is first
+    game = stored_state(db).state.game
+    assert game.places == ("Ann",) and not game.over
+    assert "Cat's turn" in text(at)
+    play_many(at, 13)  # Cat plays out
+    play_many(at, 13)  # Dan plays out; Cat's play stood
+    click(at, "nocall")
+    referee = stored_state(db)
+    assert referee.state.game.places == ("Ann", "Cat", "Dan")
+    assert referee.state.game.over
+    assert "Ann wins!" in text(at) and "2. Cat" in text(at)
+    assert referee.state.table.scores() == {"Ann": 3, "Ben": 0, "Cat": 2, "Dan": 1}
+
+
+def test_house_rules_choice_order_passing_and_fours(db):
+    at = deal(open_app(), "Sam", "Maya", rule_order=Order.UP_OR_DOWN, rule_passing=True, rule_four=True)
+    click(at, "play_1")  # the first claim is aces, no choice yet
+    keys = {b.key for b in at.button}
+    assert {"play_2_1", "play_K_1"} <= keys  # up or down from the ace
+    click(at, "play_K_2")
+    assert stored_state(db).state.game.last_play.rank is Rank.KING
+    click(at, "pass")
+    assert stored_state(db).state.game.turn == "Maya"
+    at.selectbox(key="four_player").set_value("Maya").run()
+    at.selectbox(key="four_rank").set_value(Rank.SEVEN).run()
+    click(at, "four")
+    game = stored_state(db).state.game
+    assert game.out_of_game == 4 and game.hands["Maya"] == 26 - 2 - 4
+
+
+# --- the match table and sittings ------------------------------------------------------------
+
+
+def test_match_table_one_tap_winner_standing_history_csv(db):
+    at = open_app()
+    start_sitting(at, "Worked example")
+    add_players(at, "Alice", "Ben", "Cara", "Dev")
+    at.segmented_control[0].set_value("Match table").run()
+    assert at.title[0].value == "Match table"
+    for name in ("Alice", "Ben", "Alice"):
+        click(at, f"winner_{name}")
+    referee = stored_state(db)
+    assert referee.state.table.scores() == {"Alice": 2, "Ben": 1, "Cara": 0, "Dev": 0}
+    standing = at.dataframe[0].value
+    assert list(standing["Player"])[:2] == ["Alice", "Ben"] and list(standing["Wins"]) == [2, 1, 0, 0]
+    history = at.dataframe[1].value
+    assert list(history["Winner"]) == ["Alice", "Ben", "Alice"]
+    assert list(history["Tracked"]) == ["one tap"] * 3
+    assert at.get("vega_lite_chart"), "the standing has a bar chart"
+    csv = referee.table_csv().splitlines()
+    assert csv[0].startswith("game,kind,tracked,first") and csv[1].startswith("1,match,no,Alice")
+    assert len(at.get("download_button")) == 2
+
+
+def test_sittings_are_kept_apart_and_a_reload_shows_the_same_game(db):
+    at = deal(open_app(), "Sam", "Maya", "Leo")
+    click(at, "play_2")
+    click(at, "play_1")
+    # a reload (a fresh session on the same database) shows the same game
+    again = open_app()
+    page = text(again)
+    assert "Leo's turn" in page and "claims 3s" in page and "Pile 3 cards" in page
+    assert "Maya: one 2" in page
+    # a second sitting starts empty and does not touch the first
+    again.sidebar.text_input(key="sitting_name").input("Second table")
+    click(again, "sitting_create")
+    assert again.title[0].value == "New game"
+    add_players(again, "Ann", "Bob")
+    click(again, "deal")
+    store = SqliteStore(db)
+    first, second = store.sittings()
+    assert Referee(store, first.id).state.game.players == ("Sam", "Maya", "Leo")
+    assert Referee(store, second.id).state.game.players == ("Ann", "Bob")
+    # switching back in the sidebar shows the first game again
+    picker = again.sidebar.selectbox[0]
+    picker.set_value(first.id).run()
+    assert "Leo's turn" in text(again)
+
+
+def test_the_verdict_is_spoken_unless_muted(db):
+    at = deal(open_app(), "Sam", "Maya")
+    click(at, "play_1")
+    click(at, "cheat_Maya")
+    click(at, "reveal_honest")
+    click(at, "apply_verdict")
+    spoken = [h.proto.body for h in at.get("html") if "speechSynthesis" in h.proto.body]
+    assert spoken and "Honest: Maya picks up 1 card" in spoken[0]
+    at.sidebar.toggle(key="speak").set_value(False).run()
+    assert not [h for h in at.get("html") if "speechSynthesis" in h.proto.body]
