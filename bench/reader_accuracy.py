@@ -1,0 +1,144 @@
+"""Accuracy of the card reader on real photographs (``../shared/realdev``, never trained on).
+
+    python bench/reader_accuracy.py [--realdev DIR] [--limit N] [--json-out FILE]
+
+Scores by rank within each image: the multiset of ranks read against the labelled one.
+Card-level precision / recall / F1 (summed over images), exact-image rate (multisets equal), abstain rate,
+per subset and overall, and the confusion of ranks (read cards matched to labelled cards whose box holds
+the read card's centre; only where the labels have boxes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from assistant.cards import Rank  # noqa: E402
+from vision.reader import CardReader  # noqa: E402
+
+RANKS = [r.value for r in Rank]
+
+
+def score(pred: list[str], truth: list[str]) -> tuple[int, int, int]:
+    p, t = Counter(pred), Counter(truth)
+    tp = sum((p & t).values())
+    return tp, sum(p.values()) - tp, sum(t.values()) - tp
+
+
+def prf(tp, fp, fn):
+    pr = tp / (tp + fp) if tp + fp else 0.0
+    rc = tp / (tp + fn) if tp + fn else 0.0
+    f1 = 2 * pr * rc / (pr + rc) if pr + rc else 0.0
+    return pr, rc, f1
+
+
+def match_confusion(det, labels, conf: Counter) -> None:
+    cards = [c for c in labels["cards"] if c.get("box")]
+    if labels.get("box_type") == "none" or not cards:
+        return
+    used = set()
+    order = sorted(range(len(det)), key=lambda i: -float(det.confidence[i]))
+    matched_pred = set()
+    for i in order:
+        b = det.xyxy[i]
+        cx, cy = (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
+        best = None
+        for j, c in enumerate(cards):
+            if j in used:
+                continue
+            x0, y0, x1, y1 = c["box"]
+            if x0 <= cx <= x1 and y0 <= cy <= y1:
+                area = (x1 - x0) * (y1 - y0)
+                if best is None or area < best[1]:
+                    best = (j, area)
+        if best is not None:
+            used.add(best[0])
+            matched_pred.add(i)
+            conf[(cards[best[0]]["rank"], det.rank[i].value)] += 1
+    for j, c in enumerate(cards):
+        if j not in used:
+            conf[(c["rank"], "missed")] += 1
+    for i in range(len(det)):
+        if i not in matched_pred:
+            conf[("extra", det.rank[i].value)] += 1
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--realdev", type=Path, default=ROOT.parent / "shared" / "realdev")
+    ap.add_argument("--limit", type=int, default=0, help="only the first N images of each subset")
+    ap.add_argument("--json-out", type=Path)
+    a = ap.parse_args(argv)
+    labels_path = a.realdev / "labels.jsonl"
+    if not labels_path.exists():
+        print(f"realdev not found: {labels_path} (expected ../shared/realdev beside the repository)", file=sys.stderr)
+        return 2
+    rows = [json.loads(line) for line in labels_path.read_text().splitlines() if line.strip()]
+    if a.limit:
+        per = Counter()
+        keep = []
+        for r in rows:
+            if per[r["subset"]] < a.limit:
+                keep.append(r)
+                per[r["subset"]] += 1
+        rows = keep
+    reader = CardReader()
+    stats = defaultdict(lambda: Counter())
+    conf: Counter = Counter()
+    t0 = time.time()
+    for k, r in enumerate(rows):
+        det = reader.read(a.realdev / r["image"])
+        pred = [x.value for x in det.rank]
+        truth = [c["rank"] for c in r["cards"]]
+        tp, fp, fn = score(pred, truth)
+        for key in (r["subset"], "overall"):
+            s = stats[key]
+            s["images"] += 1
+            s["tp"] += tp
+            s["fp"] += fp
+            s["fn"] += fn
+            s["exact"] += int(Counter(pred) == Counter(truth))
+            s["abstain"] += int(det.abstain)
+            s["exact_answered"] += int(Counter(pred) == Counter(truth) and not det.abstain)
+            s["count_ok"] += int(len(pred) == len(truth))
+        match_confusion(det, r, conf)
+        if (k + 1) % 50 == 0:
+            print(f"  {k + 1}/{len(rows)} images, {time.time() - t0:.0f}s", file=sys.stderr)
+    out = {}
+    print(f"\nreader accuracy on {a.realdev} ({len(rows)} images)")
+    print(f"{'subset':<12}{'images':>7}{'P':>7}{'R':>7}{'F1':>7}{'exact':>8}{'count':>8}{'abstain':>9}{'exact&ans':>11}")
+    for key in sorted(stats, key=lambda x: (x == "overall", x)):
+        s = stats[key]
+        p, rc, f1 = prf(s["tp"], s["fp"], s["fn"])
+        n = s["images"]
+        out[key] = {"images": n, "precision": round(p, 4), "recall": round(rc, 4), "f1": round(f1, 4),
+                    "exact_image_rate": round(s["exact"] / n, 4), "count_right_rate": round(s["count_ok"] / n, 4),
+                    "abstain_rate": round(s["abstain"] / n, 4),
+                    "exact_and_answered_rate": round(s["exact_answered"] / n, 4),
+                    "tp": s["tp"], "fp": s["fp"], "fn": s["fn"]}
+        print(f"{key:<12}{n:>7}{p:>7.3f}{rc:>7.3f}{f1:>7.3f}{s['exact'] / n:>8.3f}{s['count_ok'] / n:>8.3f}"
+              f"{s['abstain'] / n:>9.3f}{s['exact_answered'] / n:>11.3f}")
+    cols = RANKS + ["missed"]
+    rows_ = RANKS + ["extra"]
+    print("\nrank confusion (rows: labelled, columns: read; boxes matched by centre)")
+    print("      " + "".join(f"{c[:5]:>6}" for c in cols))
+    for t in rows_:
+        line = [conf.get((t, c), 0) for c in cols]
+        if sum(line):
+            print(f"{t[:5]:>6}" + "".join(f"{v:>6}" if v else f"{'.':>6}" for v in line))
+    out["confusion"] = {f"{t}->{p}": v for (t, p), v in sorted(conf.items())}
+    out["seconds"] = round(time.time() - t0, 1)
+    if a.json_out:
+        a.json_out.write_text(json.dumps(out, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,67 @@
+"""Speed of the card reader: median milliseconds per 640x480 frame, end to end (decode excluded,
+model load excluded), onnxruntime on the CPU with 2 threads.
+
+    python bench/reader_speed.py [--frames N] [--realdev DIR]
+
+Frames: real photographs from ../shared/realdev resized to 640x480 when present (the first N), else
+synthetic frames rendered by the committed test images (tests/vision/data) resized to 640x480.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import cv2  # noqa: E402
+
+from vision.reader import CardReader  # noqa: E402
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--frames", type=int, default=60)
+    ap.add_argument("--realdev", type=Path, default=ROOT.parent / "shared" / "realdev")
+    ap.add_argument("--threads", type=int, default=2)
+    a = ap.parse_args(argv)
+    paths = []
+    if (a.realdev / "labels.jsonl").exists():
+        rows = [json.loads(x) for x in (a.realdev / "labels.jsonl").read_text().splitlines() if x.strip()]
+        paths = [a.realdev / r["image"] for r in rows[:: max(1, len(rows) // a.frames)]][: a.frames]
+        source = f"{len(paths)} realdev photos"
+    else:
+        paths = sorted((ROOT / "tests" / "vision" / "data").glob("*.jpg"))
+        source = f"{len(paths)} synthetic test images"
+    if not paths:
+        print("no frames found", file=sys.stderr)
+        return 2
+    frames = [cv2.resize(cv2.imread(str(p)), (640, 480)) for p in paths]
+    t = time.perf_counter()
+    reader = CardReader(threads=a.threads)
+    load_ms = (time.perf_counter() - t) * 1000
+    for f in frames[:3]:
+        reader.read(f)  # warm-up
+    times = []
+    while len(times) < max(a.frames, 30):
+        for f in frames:
+            t = time.perf_counter()
+            reader.read(f)
+            times.append((time.perf_counter() - t) * 1000)
+    times.sort()
+    print(f"card reader speed, 640x480 frames from {source}, {len(times)} reads, {a.threads} onnxruntime threads")
+    print(f"machine: {platform.machine()} {os.cpu_count()} cores, python {platform.python_version()}")
+    print(f"median {statistics.median(times):.1f} ms   p90 {times[int(0.9 * len(times))]:.1f} ms   "
+          f"min {times[0]:.1f} ms   (model load {load_ms:.0f} ms, excluded)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,71 @@
+"""``python -m vision read [--json] [--show OUT.png] IMAGE...``
+
+For each image, in the order given: with ``--json`` one JSON object per line,
+``{"image", "cards": [{"rank", "suit", "confidence", "box"}], "count", "abstain"}``; a file that cannot be
+read gets ``{"image": path, "error": "why"}`` and the others are still read; the exit status is 1 at the
+end if any failed. Without ``--json`` a readable summary per image. ``--show OUT.png`` draws the boxes and
+ranks onto the picture (with several images: OUT-1.png, OUT-2.png, ... in order).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def _show_path(base: Path, i: int, n: int) -> Path:
+    if n == 1:
+        return base
+    return base.with_name(f"{base.stem}-{i + 1}{base.suffix or '.png'}")
+
+
+def cmd_read(a) -> int:
+    import cv2
+
+    from vision.reader import CardReader, ImageError, draw, load_image
+
+    try:
+        reader = CardReader()
+    except Exception as e:  # the model files are part of the repository
+        print(f"error: cannot load the card reader: {e}", file=sys.stderr)
+        return 2
+    failed = 0
+    for i, path in enumerate(a.images):
+        try:
+            img = load_image(path)
+            det = reader.read(img)
+        except (ImageError, OSError) as e:
+            failed += 1
+            why = str(e)
+            if a.json:
+                print(json.dumps({"image": path, "error": why}), flush=True)
+            else:
+                print(f"{path}: ERROR {why}", flush=True)
+            continue
+        if a.json:
+            print(json.dumps(det.to_json(path)), flush=True)
+        else:
+            print(f"{path}: {det.summary()}", flush=True)
+        if a.show:
+            out = _show_path(Path(a.show), i, len(a.images))
+            if not cv2.imwrite(str(out), draw(img, det)):
+                print(f"error: cannot write {out}", file=sys.stderr)
+                failed += 1
+    return 1 if failed else 0
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m vision", description="Cheat Referee card reader")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("read", help="read the face-up cards in images")
+    r.add_argument("--json", action="store_true", help="one JSON object per image per line")
+    r.add_argument("--show", metavar="OUT.png", help="draw boxes and ranks onto the picture")
+    r.add_argument("images", nargs="+", metavar="IMAGE")
+    a = p.parse_args(argv)
+    return cmd_read(a)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

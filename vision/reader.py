@@ -1,0 +1,402 @@
+"""The card reader: one photo or frame in, the face-up cards out.
+
+Two small ONNX models trained by the project (see ``models/README.md``) run in onnxruntime on the CPU:
+
+1. ``index-det.onnx`` finds every printed corner index (rank + suit pip) in the frame;
+2. ``index-cls.onnx`` reads a square crop around each index as one of 53 classes (52 rank+suit codes
+   and ``JOKER``);
+3. the indices are merged into cards: the two indices of one card carry the same rank and suit and lie
+   about a card's diagonal apart; an index with no partner is a card whose other corner is hidden
+   (fans, overlaps, fingers).
+
+One type, :class:`Detections`, flows through every step (index level, then card level). The reader
+abstains when a card cannot be read confidently, when the merge of indices into cards is ambiguous
+(the count could be read two ways) or when no card is found. :class:`Stabiliser` votes over the last
+frames of a video and says when the reading is stable.
+
+No torch and no ultralytics here: numpy, OpenCV and onnxruntime only.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from collections import Counter, deque
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import cv2
+import numpy as np
+
+from assistant.cards import Rank
+
+MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
+DET_MODEL = MODELS_DIR / "index-det.onnx"
+CLS_MODEL = MODELS_DIR / "index-cls.onnx"
+
+#: Below this classifier probability for its rank a card is "not read confidently" (abstain).
+RANK_CONFIDENCE = 0.5
+#: Corner-index detections below this score are dropped.
+DET_THRESHOLD = 0.35
+#: Suit reported only above this probability.
+SUIT_CONFIDENCE = 0.6
+#: Distance between the two indices of one card, in index sizes (sqrt of box area).
+PAIR_RANGE = (2.8, 11.0)
+
+
+class ImageError(ValueError):
+    """The input is not an image the reader can use; the message says why."""
+
+
+def square_crop(img: np.ndarray, box, pad: float = 0.25, size: int = 48, jitter=None) -> np.ndarray:
+    """A ``size`` x ``size`` crop of the square around ``box`` (x0, y0, x1, y1), grown by ``pad`` of its side
+    on each side; ``jitter`` = (dx, dy, dscale) as fractions of the side moves and rescales it.
+    The training crops (``vision.train crops``) are cut by this same function."""
+    x0, y0, x1, y1 = (float(v) for v in box)
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    side = max(x1 - x0, y1 - y0) * (1 + 2 * pad)
+    if jitter is not None:
+        cx += float(jitter[0]) * side
+        cy += float(jitter[1]) * side
+        side *= float(np.exp(jitter[2]))
+    s = size / max(side, 1e-6)
+    M = np.float32([[s, 0, size / 2 - s * cx], [0, s, size / 2 - s * cy]])
+    return cv2.warpAffine(img, M, (size, size), flags=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR,
+                          borderMode=cv2.BORDER_REPLICATE)
+
+
+# ---------------------------------------------------------------- input
+
+def load_image(image) -> np.ndarray:
+    """A BGR uint8 image from a path or an array; :class:`ImageError` says what is wrong otherwise."""
+    if isinstance(image, (str, os.PathLike)):
+        p = Path(image)
+        if not p.exists():
+            raise ImageError(f"{p}: no such file")
+        if p.is_dir():
+            raise ImageError(f"{p}: is a directory, not an image")
+        data = p.read_bytes()
+        if not data:
+            raise ImageError(f"{p}: empty file (0 bytes)")
+        arr = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+        if arr is None:
+            raise ImageError(f"{p}: not a readable image (corrupt or unsupported format, {len(data)} bytes)")
+        image = arr
+    if isinstance(image, (bytes, bytearray)):
+        if not image:
+            raise ImageError("empty image data (0 bytes)")
+        arr = cv2.imdecode(np.frombuffer(bytes(image), np.uint8), cv2.IMREAD_COLOR)
+        if arr is None:
+            raise ImageError(f"image data is not a readable image (corrupt or unsupported format, {len(image)} bytes)")
+        image = arr
+    if not isinstance(image, np.ndarray):
+        raise ImageError(f"expected an image path or a numpy BGR array, got {type(image).__name__}")
+    if image.size == 0:
+        raise ImageError(f"empty image array (shape {image.shape})")
+    if image.ndim == 2:
+        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    elif image.ndim == 3 and image.shape[2] == 4:
+        image = cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
+    elif not (image.ndim == 3 and image.shape[2] == 3):
+        raise ImageError(f"expected an HxWx3 BGR image, got an array of shape {image.shape}")
+    if image.dtype != np.uint8:
+        if np.issubdtype(image.dtype, np.floating) and np.nanmax(image) <= 1.0:
+            image = image * 255.0
+        image = np.clip(np.nan_to_num(image), 0, 255).astype(np.uint8)
+    if min(image.shape[:2]) < 16:
+        raise ImageError(f"image too small to read cards ({image.shape[1]}x{image.shape[0]} pixels)")
+    return np.ascontiguousarray(image)
+
+
+# ---------------------------------------------------------------- the one type
+
+@dataclass
+class Detections:
+    """Rows of boxes with what was read in them: corner indices, or (after merging) cards.
+
+    ``xyxy`` (N, 4) pixel boxes; ``confidence`` (N,) in 0..1; ``rank`` and ``suit`` per row (None when
+    unknown); ``rank_probs`` (N, 14) the rank probabilities; ``card`` (N,) the card each index belongs to
+    (-1 before merging). A card-level result also has ``indices`` (the index-level rows it came from),
+    ``abstain`` and ``reasons``.
+    """
+
+    level: str  # "index" or "card"
+    xyxy: np.ndarray
+    confidence: np.ndarray
+    rank: list
+    suit: list
+    rank_probs: np.ndarray
+    card: np.ndarray
+    abstain: bool = False
+    reasons: list = field(default_factory=list)
+    indices: "Detections | None" = None
+    image_size: tuple = (0, 0)  # (width, height)
+
+    @classmethod
+    def empty(cls, level: str = "index", image_size=(0, 0)) -> "Detections":
+        return cls(level, np.zeros((0, 4), np.float32), np.zeros(0, np.float32), [], [],
+                   np.zeros((0, len(Rank)), np.float32), np.zeros(0, np.int64), image_size=image_size)
+
+    def __len__(self) -> int:
+        return len(self.xyxy)
+
+    @property
+    def count(self) -> int:
+        """Number of cards read (card level) or of indices found (index level)."""
+        return len(self)
+
+    @property
+    def ranks(self) -> list:
+        return [r for r in self.rank if r is not None]
+
+    def cards(self) -> list[dict]:
+        out = []
+        for i in range(len(self)):
+            r = self.rank[i]
+            out.append({"rank": None if r is None else r.value, "suit": self.suit[i],
+                        "confidence": round(float(self.confidence[i]), 4),
+                        "box": [round(float(v), 1) for v in self.xyxy[i]]})
+        return out
+
+    def to_json(self, image: str | None = None) -> dict:
+        d = {"cards": self.cards(), "count": self.count, "abstain": bool(self.abstain)}
+        if self.reasons:
+            d["reasons"] = list(self.reasons)
+        if image is not None:
+            d = {"image": image, **d}
+        return d
+
+    def summary(self) -> str:
+        if not len(self):
+            text = "no card"
+        else:
+            text = f"{self.count} card{'s' if self.count != 1 else ''}: " + " ".join(
+                (r.value if r else "?") + (s or "") for r, s in zip(self.rank, self.suit))
+        if self.abstain:
+            text += "  [ABSTAIN: " + "; ".join(self.reasons) + "]"
+        return text
+
+
+# ---------------------------------------------------------------- models
+
+def _session(path: Path, threads: int):
+    import onnxruntime as ort
+
+    if not path.exists():
+        raise FileNotFoundError(f"model file missing: {path} (the models ship in the repository's models/ folder)")
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = threads
+    so.inter_op_num_threads = 1
+    so.log_severity_level = 3
+    return ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+
+
+def _names(sess) -> dict[int, str]:
+    meta = sess.get_modelmeta().custom_metadata_map
+    return {int(k): str(v) for k, v in ast.literal_eval(meta["names"]).items()}
+
+
+class CardReader:
+    """Reads the face-up cards in one image. Thread-compatible, not thread-safe (one per thread)."""
+
+    def __init__(self, det_model: Path | str = DET_MODEL, cls_model: Path | str = CLS_MODEL, threads: int = 2,
+                 det_threshold: float = DET_THRESHOLD, rank_confidence: float = RANK_CONFIDENCE):
+        self.det = _session(Path(det_model), threads)
+        self.cls = _session(Path(cls_model), threads)
+        self.det_in = self.det.get_inputs()[0]
+        self.det_size = int(self.det_in.shape[2])
+        self.cls_in = self.cls.get_inputs()[0]
+        self.cls_size = int(self.cls_in.shape[2]) if isinstance(self.cls_in.shape[2], int) else 48
+        self.cls_names = _names(self.cls)
+        self.det_threshold = det_threshold
+        self.rank_confidence = rank_confidence
+        ranks = list(Rank)
+        self._rank_of_class = np.array([ranks.index(Rank.JOKER if n.startswith("JOKER") else Rank(n[:-1]))
+                                        for _, n in sorted(self.cls_names.items())])
+        self._suit_of_class = [None if n.startswith("JOKER") else n[-1] for _, n in sorted(self.cls_names.items())]
+
+    # -- step 1: corner indices
+    def detect(self, img: np.ndarray) -> Detections:
+        h, w = img.shape[:2]
+        S = self.det_size
+        r = min(S / h, S / w)
+        nh, nw = int(round(h * r)), int(round(w * r))
+        top, left = (S - nh) // 2, (S - nw) // 2
+        canvas = np.full((S, S, 3), 114, np.uint8)
+        canvas[top:top + nh, left:left + nw] = cv2.resize(img, (nw, nh), interpolation=cv2.INTER_AREA if r < 1 else cv2.INTER_LINEAR)
+        x = canvas[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0
+        out = self.det.run(None, {self.det_in.name: x})[0][0]  # (4 + nc, A)
+        scores = out[4:].max(0)
+        keep = scores >= self.det_threshold
+        boxes, scores = out[:4, keep].T, scores[keep]
+        if len(scores) == 0:
+            return Detections.empty("index", (w, h))
+        xyxy = np.stack([boxes[:, 0] - boxes[:, 2] / 2, boxes[:, 1] - boxes[:, 3] / 2,
+                         boxes[:, 0] + boxes[:, 2] / 2, boxes[:, 1] + boxes[:, 3] / 2], 1)
+        idx = cv2.dnn.NMSBoxes([[float(a), float(b), float(c - a), float(d - b)] for a, b, c, d in xyxy],
+                               scores.astype(float).tolist(), self.det_threshold, 0.5)
+        idx = np.array(idx, dtype=np.int64).reshape(-1)
+        xyxy, scores = xyxy[idx], scores[idx]
+        xyxy = (xyxy - [left, top, left, top]) / r
+        xyxy = np.clip(xyxy, 0, [w, h, w, h]).astype(np.float32)
+        n = len(xyxy)
+        return Detections("index", xyxy, scores.astype(np.float32), [None] * n, [None] * n,
+                          np.zeros((n, len(Rank)), np.float32), np.full(n, -1, np.int64), image_size=(w, h))
+
+    # -- step 2: read each index
+    def classify(self, img: np.ndarray, det: Detections) -> Detections:
+        if not len(det):
+            return det
+        crops = np.stack([square_crop(img, b, size=self.cls_size) for b in det.xyxy])
+        x = crops[:, :, :, ::-1].transpose(0, 3, 1, 2).astype(np.float32) / 255.0
+        probs = self.cls.run(None, {self.cls_in.name: x})[0]
+        rank_probs = np.zeros((len(det), len(Rank)), np.float32)
+        np.add.at(rank_probs.T, self._rank_of_class, probs.T)
+        ranks = list(Rank)
+        rank = [ranks[int(i)] for i in rank_probs.argmax(1)]
+        suit = []
+        for i in range(len(det)):
+            by_suit: dict = {}
+            for c, s in enumerate(self._suit_of_class):
+                if s is not None and self._rank_of_class[c] == ranks.index(rank[i]):
+                    by_suit[s] = by_suit.get(s, 0.0) + float(probs[i, c])
+            total = sum(by_suit.values())
+            best = max(by_suit, key=by_suit.get) if by_suit else None
+            suit.append(best if best and total > 0 and by_suit[best] / max(total, 1e-9) >= SUIT_CONFIDENCE else None)
+        conf = det.confidence * rank_probs.max(1)
+        return replace(det, rank=rank, suit=suit, rank_probs=rank_probs, confidence=conf.astype(np.float32))
+
+    # -- step 3: indices -> cards
+    def merge(self, det: Detections) -> Detections:
+        n = len(det)
+        reasons: list[str] = []
+        if n == 0:
+            out = Detections.empty("card", det.image_size)
+            out.indices = det
+            out.abstain, out.reasons = True, ["no card index found"]
+            return out
+        size = np.sqrt(np.prod(det.xyxy[:, 2:] - det.xyxy[:, :2], axis=1).clip(1))
+        ctr = (det.xyxy[:, :2] + det.xyxy[:, 2:]) / 2
+        cands = []
+        partners = [0] * n
+        for i in range(n):
+            for j in range(i + 1, n):
+                if det.rank[i] != det.rank[j]:
+                    continue
+                if det.suit[i] and det.suit[j] and det.suit[i] != det.suit[j]:
+                    continue
+                s = (size[i] + size[j]) / 2
+                if max(size[i], size[j]) / min(size[i], size[j]) > 1.8:
+                    continue
+                d = float(np.linalg.norm(ctr[i] - ctr[j])) / s
+                if PAIR_RANGE[0] <= d <= PAIR_RANGE[1]:
+                    same_suit = bool(det.suit[i] and det.suit[i] == det.suit[j])
+                    cands.append((0 if same_suit else 1, abs(np.log(d / 6.0)), i, j))
+                    partners[i] += 1
+                    partners[j] += 1
+        cands.sort()
+        card = np.full(n, -1, np.int64)
+        k = 0
+        for _, _, i, j in cands:
+            if card[i] < 0 and card[j] < 0:
+                card[i] = card[j] = k
+                k += 1
+        for i in range(n):
+            if card[i] < 0:
+                card[i] = k
+                k += 1
+        if any(p > 1 for p in partners):
+            reasons.append("indices could pair into cards in more than one way (count uncertain)")
+        rows_xyxy, rows_conf, rows_rank, rows_suit, rows_probs = [], [], [], [], []
+        ranks = list(Rank)
+        for c in range(k):
+            m = card == c
+            p = det.rank_probs[m]
+            joint = np.exp(np.log(p.clip(1e-6)).sum(0))
+            joint /= joint.sum()
+            r = ranks[int(joint.argmax())]
+            suits = {s for s in np.array(det.suit, dtype=object)[m] if s}
+            rows_xyxy.append(np.concatenate([det.xyxy[m, :2].min(0), det.xyxy[m, 2:].max(0)]))
+            rows_conf.append(float(joint.max()) * float(det.confidence[m].max() / max(det.rank_probs[m].max(), 1e-6)))
+            rows_rank.append(r)
+            rows_suit.append(suits.pop() if len(suits) == 1 and r is not Rank.JOKER else None)
+            rows_probs.append(joint)
+            if joint.max() < self.rank_confidence:
+                reasons.append(f"a card at {[int(v) for v in rows_xyxy[-1]]} is not read confidently "
+                               f"({r.value} at {joint.max():.2f})")
+        order = np.lexsort((np.array([b[0] for b in rows_xyxy]), np.array([b[1] for b in rows_xyxy])))
+        out = Detections("card", np.array(rows_xyxy, np.float32)[order], np.array(rows_conf, np.float32)[order],
+                         [rows_rank[i] for i in order], [rows_suit[i] for i in order],
+                         np.array(rows_probs, np.float32)[order], np.arange(k, dtype=np.int64),
+                         abstain=bool(reasons), reasons=reasons, indices=replace(det, card=card),
+                         image_size=det.image_size)
+        return out
+
+    def read(self, image) -> Detections:
+        """Read the cards in one image (a path or a BGR array)."""
+        img = load_image(image)
+        return self.merge(self.classify(img, self.detect(img)))
+
+
+# ---------------------------------------------------------------- video
+
+@dataclass
+class SteadyReading:
+    ranks: tuple  # sorted rank values, e.g. ("10", "K", "K")
+    count: int
+    stable: bool
+    votes: int
+    frames: int
+
+
+class Stabiliser:
+    """Votes over the last ``window`` frame readings; stable when one multiset of ranks won at least
+    ``min_votes`` of them (abstaining frames vote for nothing) and the latest frame agrees with it."""
+
+    def __init__(self, window: int = 10, min_votes: int = 3):
+        if window < 1 or not (1 <= min_votes <= window):
+            raise ValueError("need window >= 1 and 1 <= min_votes <= window")
+        self.window, self.min_votes = window, min_votes
+        self.history: deque = deque(maxlen=window)
+
+    @staticmethod
+    def key(det: Detections) -> tuple | None:
+        if det.abstain:
+            return None
+        return tuple(sorted(r.value for r in det.ranks))
+
+    def update(self, det: Detections) -> SteadyReading:
+        self.history.append(self.key(det))
+        votes = Counter(k for k in self.history if k is not None)
+        if not votes:
+            return SteadyReading((), 0, False, 0, len(self.history))
+        best, n = votes.most_common(1)[0]
+        stable = n >= self.min_votes and self.history[-1] == best and n > sum(votes.values()) - n
+        return SteadyReading(best, len(best), stable, n, len(self.history))
+
+    def reset(self) -> None:
+        self.history.clear()
+
+
+# ---------------------------------------------------------------- drawing
+
+def draw(img: np.ndarray, det: Detections) -> np.ndarray:
+    """The image with each card's box and rank drawn (index boxes thin, cards thick)."""
+    out = load_image(img).copy()
+    scale = max(1.0, max(out.shape[:2]) / 640)
+    if det.indices is not None:
+        for b in det.indices.xyxy:
+            cv2.rectangle(out, (int(b[0]), int(b[1])), (int(b[2]), int(b[3])), (255, 200, 0), max(1, int(scale)))
+    for b, r, s, c in zip(det.xyxy, det.rank, det.suit, det.confidence):
+        col = (0, 0, 255) if det.abstain else (0, 200, 0)
+        cv2.rectangle(out, (int(b[0]), int(b[1])), (int(b[2]), int(b[3])), col, max(2, int(2 * scale)))
+        label = f"{r.value if r else '?'}{s or ''} {c:.2f}"
+        cv2.putText(out, label, (int(b[0]), max(12, int(b[1]) - 4)), cv2.FONT_HERSHEY_SIMPLEX, 0.5 * scale,
+                    (0, 0, 0), int(3 * scale))
+        cv2.putText(out, label, (int(b[0]), max(12, int(b[1]) - 4)), cv2.FONT_HERSHEY_SIMPLEX, 0.5 * scale,
+                    (255, 255, 255), max(1, int(scale)))
+    head = f"{det.count} cards" + ("  ABSTAIN" if det.abstain else "")
+    cv2.putText(out, head, (8, int(24 * scale)), cv2.FONT_HERSHEY_SIMPLEX, 0.7 * scale, (0, 0, 0), int(4 * scale))
+    cv2.putText(out, head, (8, int(24 * scale)), cv2.FONT_HERSHEY_SIMPLEX, 0.7 * scale, (0, 255, 255), max(1, int(2 * scale)))
+    return out
