@@ -32,15 +32,16 @@ class Rank(str, Enum):
 
     @classmethod
     def parse(cls, text: object) -> "Rank":
-        """Read a rank from its written form, accepting lower case and ``1``/``T``-free spellings only."""
-        if isinstance(text, str):
-            key = text.strip().upper()
-            try:
-                return cls(key)
-            except ValueError:
-                pass
+        """Read a rank from its written form ("Q", "10", "JOKER"); lower case and spaces are forgiven."""
+        rank = _BY_TEXT.get(text) if type(text) is str else None
+        if rank is not None:
+            return rank
+        if isinstance(text, str) and text.strip().upper() in _BY_TEXT:
+            return _BY_TEXT[text.strip().upper()]
         raise ValueError(f"{text!r} is not a rank (expected one of {', '.join(r.value for r in cls)})")
 
+
+_BY_TEXT: dict[str, Rank] = {rank.value: rank for rank in Rank}
 
 #: The thirteen ranks that can be claimed, in the "up" order of the rank cycle.
 CLAIMABLE: tuple[Rank, ...] = tuple(r for r in Rank if r is not Rank.JOKER)
@@ -49,6 +50,9 @@ CLAIMABLE: tuple[Rank, ...] = tuple(r for r in Rank if r is not Rank.JOKER)
 SUITS: tuple[str, ...] = ("S", "H", "D", "C")
 
 
+_PLACE: dict[Rank, int] = {rank: place for place, rank in enumerate(CLAIMABLE)}
+
+
 def step(rank: Rank, delta: int) -> Rank:
     """The rank ``delta`` places along the cycle A, 2, ..., K, A (negative goes down)."""
-    return CLAIMABLE[(CLAIMABLE.index(rank) + delta) % len(CLAIMABLE)]
+    return CLAIMABLE[(_PLACE[rank] + delta) % len(CLAIMABLE)]

@@ -124,7 +124,7 @@ def to_dict(event: Event) -> dict[str, Any]:
 
 def from_dict(raw: Any) -> Event:
     """Read one transcript line (already parsed from JSON); extra fields are ignored."""
-    if not isinstance(raw, Mapping):
+    if not isinstance(raw, dict):
         raise BadEvent("an event must be a JSON object")
     name = raw.get("event")
     if name is None:
@@ -169,7 +169,7 @@ def _required(raw: Mapping[str, Any], key: str) -> Any:
 
 def _name(raw: Mapping[str, Any], key: str) -> str:
     value = _required(raw, key)
-    if not isinstance(value, str) or not value.strip():
+    if type(value) is not str or not value.strip():
         raise BadEvent(f"field {key!r} must be a non-empty name")
     return value
 
@@ -187,7 +187,7 @@ def _names(raw: Mapping[str, Any], key: str) -> tuple[str, ...]:
 
 def _count(raw: Mapping[str, Any]) -> int:
     value = _required(raw, "count")
-    if isinstance(value, bool) or not isinstance(value, int):
+    if type(value) is not int:
         raise BadEvent(f"field 'count' must be a whole number, not {value!r}")
     return value
 

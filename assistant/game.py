@@ -60,7 +60,8 @@ class Verdict:
 
 @dataclass
 class Game:
-    """One deal, from the deal to the last place. Mutated only on a fresh copy inside :func:`advance`."""
+    """One deal, from the deal to the last place. Mutated only on a fresh copy inside :func:`advance`;
+    ``fours_out`` is shared between copies and replaced, never mutated, when a four is laid out."""
 
     players: tuple[str, ...]
     dealer: str
@@ -83,7 +84,6 @@ class Game:
         clone = Game.__new__(Game)
         clone.__dict__.update(self.__dict__)
         clone.hands = dict(self.hands)
-        clone.fours_out = dict(self.fours_out)
         return clone
 
     @property
@@ -223,8 +223,8 @@ def _winner(state: State, event: Winner) -> State:
         players = game.players
     elif event.players is not None:
         players = event.players
-    elif game is not None:
-        players = game.players
+    elif table.rows:
+        players = table.rows[-1].players
     else:
         raise IllegalAction("no players known yet: give the table's players with the winner")
     if len(set(players)) != len(players):
@@ -477,7 +477,7 @@ def _four_of_a_kind(state: State, event: FourOfAKind) -> State:
     game = current.copy()
     game.hands[event.player] -= 4
     game.out_of_game += 4
-    game.fours_out[event.rank] = laid + 4
+    game.fours_out = {**game.fours_out, event.rank: laid + 4}
     pending = game.awaiting_call and game.last_play is not None and game.last_play.player == event.player
     if game.hands[event.player] == 0 and not pending:
         _go_out(game, event.player)

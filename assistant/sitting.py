@@ -6,7 +6,9 @@ takes the state back to what it was before the event it cancels.
 
 from __future__ import annotations
 
+import gc
 import json
+from contextlib import contextmanager
 from typing import Any, Iterable, Iterator, TextIO
 
 from .errors import BadEvent, CheatError, IllegalAction
@@ -24,8 +26,9 @@ class Sitting:
     def __init__(self, events: Iterable[Event] = ()) -> None:
         self.log: list[Event] = []
         self._history: list[State] = [State()]
-        for event in events:
-            self.apply(event)
+        with _collector_paused():
+            for event in events:
+                self.apply(event)
 
     @property
     def state(self) -> State:
@@ -76,12 +79,26 @@ def read_transcript(lines: Iterable[str]) -> Iterator[tuple[int, Event]]:
 def replay(lines: Iterable[str]) -> Sitting:
     """A sitting rebuilt from transcript lines; the first bad or illegal line raises TranscriptError."""
     sitting = Sitting()
-    for number, event in read_transcript(lines):
-        try:
-            sitting.apply(event)
-        except CheatError as error:
-            raise TranscriptError(number, str(error)) from None
+    with _collector_paused():
+        for number, event in read_transcript(lines):
+            try:
+                sitting.apply(event)
+            except CheatError as error:
+                raise TranscriptError(number, str(error)) from None
     return sitting
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause the cycle collector during a bulk replay: the states kept for undo are long-lived and
+    acyclic, and rescanning them over and over would double the replay time."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def write_transcript(events: Iterable[Event], out: TextIO) -> None:

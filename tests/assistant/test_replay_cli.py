@@ -1,0 +1,106 @@
+"""`python -m assistant replay --json FILE`, as TRANSCRIPT.md writes it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_replay(tmp_path: Path, lines: list, *flags: str) -> subprocess.CompletedProcess:
+    path = tmp_path / "sitting.jsonl"
+    path.write_text("".join((line if isinstance(line, str) else json.dumps(line)) + "\n" for line in lines))
+    before = path.read_bytes()
+    result = subprocess.run(
+        [sys.executable, "-m", "assistant", "replay", *flags, str(path)], capture_output=True, text=True, cwd=ROOT
+    )
+    assert path.read_bytes() == before, "a replay never modifies the file"
+    return result
+
+
+def test_prints_the_state_of_the_documented_example(tmp_path):
+    result = run_replay(
+        tmp_path,
+        [{"event": "new_game", "players": ["Alice", "Ben", "Cara", "Dev"]}, {"event": "play", "player": "Alice", "count": 2}],
+        "--json",
+    )
+    assert result.returncode == 0 and result.stderr == ""
+    assert json.loads(result.stdout) == {
+        "game": {
+            "players": ["Alice", "Ben", "Cara", "Dev"],
+            "dealer": "Dev",
+            "turn": "Ben",
+            "ranks_allowed": ["2"],
+            "pile": 2,
+            "hands": {"Alice": 11, "Ben": 13, "Cara": 13, "Dev": 13},
+            "out_of_game": 0,
+            "awaiting_call": True,
+            "last_play": {"player": "Alice", "count": 2, "rank": "A"},
+            "last_call": None,
+            "places": [],
+            "over": False,
+        },
+        "table": {"kind": "match", "games": 0, "scores": {"Alice": 0, "Ben": 0, "Cara": 0, "Dev": 0}},
+    }
+
+
+def test_an_empty_transcript_has_no_game(tmp_path):
+    result = run_replay(tmp_path, [], "--json")
+    assert json.loads(result.stdout) == {"game": None, "table": {"kind": "match", "games": 0, "scores": {}}}
+
+
+def test_a_call_is_reported_as_last_call(tmp_path):
+    lines = [
+        {"event": "new_game", "players": ["Sam", "Leo", "Maya"], "dealer": "Maya"},
+        {"event": "play", "player": "Sam", "count": 2},
+        {"event": "call", "caller": "Maya", "revealed": ["A", "9"], "note": "extra fields are ignored"},
+    ]
+    state = json.loads(run_replay(tmp_path, lines, "--json").stdout)
+    assert state["game"]["last_call"] == {"caller": "Maya", "challenged": "Sam", "lie": True, "picked_up_by": "Sam", "cards": 2}
+    assert state["game"]["turn"] == "Leo" and state["game"]["ranks_allowed"] == ["2"]
+
+
+@pytest.mark.parametrize(
+    "line, reason",
+    [
+        ("{not json", "line 3: not valid JSON"),
+        ({"event": "shuffle"}, "line 3: unknown event 'shuffle'"),
+        ({"event": "play", "count": 1}, "line 3: missing field 'player'"),
+        ({"event": "play", "player": "Cara", "count": 1}, "line 3: it is Ben's turn, not Cara's"),
+        ({"event": "play", "player": "Ben", "count": "two"}, "line 3: field 'count' must be a whole number"),
+        ({"event": "call", "caller": "Alice", "revealed": ["A"]}, "line 3: Alice cannot call their own play"),
+        ({"event": "call", "caller": "Ben", "revealed": ["Z"]}, "line 3: field 'revealed': 'Z' is not a rank"),
+        ({"event": "new_game", "players": ["A", "B"], "rules": {"speed": 2}}, "line 3: unknown rule 'speed'"),
+        ({"event": "new_game", "players": ["A", "B"], "rules": {"decks": 3}}, "line 3: rule decks must be one of 1, 2, not 3"),
+    ],
+)
+def test_the_first_illegal_line_is_named_on_stderr_with_exit_2(tmp_path, line, reason):
+    lines = [
+        {"event": "new_game", "players": ["Alice", "Ben", "Cara", "Dev"]},
+        {"event": "play", "player": "Alice", "count": 1},
+        line,
+        {"event": "play", "player": "Nobody", "count": 1},
+    ]
+    result = run_replay(tmp_path, lines, "--json")
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.startswith(reason), result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_missing_file_is_named(tmp_path):
+    result = subprocess.run(
+        [sys.executable, "-m", "assistant", "replay", "--json", str(tmp_path / "nope.jsonl")],
+        capture_output=True, text=True, cwd=ROOT,
+    )
+    assert result.returncode == 2 and "nope.jsonl" in result.stderr and result.stdout == ""
+
+
+def test_without_json_a_readable_summary(tmp_path):
+    result = run_replay(tmp_path, [{"event": "new_game", "players": ["Alice", "Ben"]}])
+    assert result.returncode == 0
+    assert "Alice to play, claiming A; pile 0" in result.stdout and "Ben: 26 cards" in result.stdout

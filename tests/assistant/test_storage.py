@@ -1,0 +1,202 @@
+"""Storage: every event is on disk before it is acknowledged, reopening resumes the sitting exactly,
+and a database that cannot be opened or a stale window gets a clear error that changes nothing."""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from assistant import IllegalAction, NewGame, Play, StorageError, TranscriptError, Undo, Winner
+from assistant.referee import Referee
+from assistant.storage import SqliteStore, StaleSitting, default_db_path
+
+from .helpers import call
+
+PLAYERS = ("Alice", "Ben", "Cara", "Dev")
+
+
+def test_default_database_path_follows_the_settings(monkeypatch, tmp_path):
+    monkeypatch.delenv("CHEAT_REFEREE_DB", raising=False)
+    monkeypatch.setenv("CHEAT_REFEREE_DATA", str(tmp_path / "data"))
+    assert default_db_path() == tmp_path / "data" / "referee.sqlite3"
+    monkeypatch.setenv("CHEAT_REFEREE_DB", str(tmp_path / "x.sqlite3"))
+    assert default_db_path() == tmp_path / "x.sqlite3"
+    monkeypatch.delenv("CHEAT_REFEREE_DB")
+    monkeypatch.delenv("CHEAT_REFEREE_DATA")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert default_db_path() == tmp_path / "xdg" / "cheat-referee" / "referee.sqlite3"
+
+
+def test_reopening_resumes_the_sitting_exactly(tmp_path):
+    path = tmp_path / "r.sqlite3"
+    referee = Referee.new(SqliteStore(path), "Friday")
+    referee.record(NewGame(PLAYERS))
+    referee.record(Play("Alice", 2))
+    referee.record(call("Ben", "A", "9"))
+    referee.record(Play("Ben", 1))
+    referee.record(Undo())
+    live = referee.state
+    referee.store.close()
+    reopened = Referee(SqliteStore(path), referee.sitting_id)
+    assert reopened.state == live
+    assert reopened.sitting.log == referee.sitting.log
+
+
+def test_an_illegal_event_is_not_stored(tmp_path):
+    store = SqliteStore(tmp_path / "r.sqlite3")
+    referee = Referee.new(store, "Friday")
+    referee.record(NewGame(PLAYERS))
+    with pytest.raises(IllegalAction, match="it is Alice's turn, not Cara's"):
+        referee.record(Play("Cara", 1))
+    assert store.events(referee.sitting_id) == [NewGame(PLAYERS)]
+
+
+def test_a_failed_write_changes_nothing_in_memory(tmp_path):
+    store = SqliteStore(tmp_path / "r.sqlite3")
+    referee = Referee.new(store, "Friday")
+    referee.record(NewGame(PLAYERS))
+    before = referee.state
+    store.close()  # the database goes away under the referee
+    with pytest.raises(StorageError, match="cannot write to the database"):
+        referee.record(Play("Alice", 1))
+    assert referee.state is before and len(referee.sitting.log) == 1
+
+
+def test_a_database_that_cannot_be_opened_is_named(tmp_path):
+    bad = tmp_path / "not-a-db.sqlite3"
+    bad.write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(StorageError, match=r"cannot open the database .*not-a-db\.sqlite3"):
+        SqliteStore(bad)
+    blocked = tmp_path / "file"
+    blocked.write_text("x")
+    with pytest.raises(StorageError, match="cannot open the database"):
+        SqliteStore(blocked / "sub" / "db.sqlite3")
+
+
+def test_a_second_window_that_falls_behind_is_told_and_reloaded(tmp_path):
+    path = tmp_path / "r.sqlite3"
+    first = Referee.new(SqliteStore(path), "Friday")
+    first.record(NewGame(PLAYERS))
+    second = Referee(SqliteStore(path), first.sitting_id)
+    first.record(Play("Alice", 1))
+    with pytest.raises(StaleSitting, match="changed in another window"):
+        second.record(Play("Alice", 1))
+    assert second.state == first.state  # reloaded, not forked
+    second.record(Play("Ben", 1))
+    first.reload()
+    assert first.state == second.state
+
+
+def test_sittings_are_kept_apart(tmp_path):
+    store = SqliteStore(tmp_path / "r.sqlite3")
+    friday = Referee.new(store, "Friday")
+    saturday = Referee.new(store, "Saturday")
+    friday.record(Winner("Alice", players=PLAYERS))
+    saturday.record(Winner("Ben", players=("Ben", "Eve")))
+    assert [s.name for s in store.sittings()] == ["Friday", "Saturday"]
+    assert Referee(store, friday.sitting_id).state.table.scores() == dict.fromkeys(PLAYERS, 0) | {"Alice": 1}
+    assert Referee(store, saturday.sitting_id).state.table.scores() == {"Ben": 1, "Eve": 0}
+
+
+def test_match_table_rows_are_stored_beside_the_log(tmp_path):
+    path = tmp_path / "r.sqlite3"
+    referee = Referee.new(SqliteStore(path), "Friday")
+    referee.record(Winner("Alice", players=PLAYERS))
+    referee.record(Winner("Ben"))
+    referee.record(Undo())
+    rows = sqlite3.connect(path).execute("SELECT number, places FROM games ORDER BY number").fetchall()
+    assert rows == [(1, '["Alice"]')]
+
+
+def test_export_transcript_and_import_it_as_a_new_sitting(tmp_path):
+    store = SqliteStore(tmp_path / "r.sqlite3")
+    referee = Referee.new(store, "Friday")
+    referee.record(NewGame(PLAYERS))
+    referee.record(Play("Alice", 2))
+    referee.record(call("Ben", "A", "A"))
+    copy = Referee.import_transcript(store, "Friday (copy)", referee.transcript().splitlines())
+    assert copy.sitting_id != referee.sitting_id and copy.state == referee.state
+
+
+def test_importing_an_illegal_transcript_stores_nothing(tmp_path):
+    store = SqliteStore(tmp_path / "r.sqlite3")
+    lines = ['{"event": "new_game", "players": ["Alice", "Ben"]}', '{"event": "play", "player": "Ben", "count": 1}']
+    with pytest.raises(TranscriptError, match="line 2: it is Alice's turn, not Ben's"):
+        Referee.import_transcript(store, "bad", lines)
+    assert store.sittings() == []
+
+
+def test_match_table_exports_as_csv(tmp_path):
+    referee = Referee.new(SqliteStore(tmp_path / "r.sqlite3"), "Friday")
+    referee.record(Winner("Alice", players=PLAYERS))
+    referee.record(Winner("Ben"))
+    rows = list(csv.DictReader(io.StringIO(referee.table_csv())))
+    assert [(r["game"], r["first"], r["tracked"]) for r in rows] == [("1", "Alice", "no"), ("2", "Ben", "no")]
+    assert rows[0]["players"] == "Alice; Ben; Cara; Dev"
+
+
+def test_a_damaged_event_row_is_reported_by_sitting_and_number(tmp_path):
+    path = tmp_path / "r.sqlite3"
+    referee = Referee.new(SqliteStore(path), "Friday")
+    referee.record(NewGame(PLAYERS))
+    db = sqlite3.connect(path)
+    db.execute("UPDATE events SET body = '{broken' WHERE seq = 0")
+    db.commit()
+    with pytest.raises(StorageError, match="event 0 of sitting 1 .* is damaged"):
+        Referee(SqliteStore(path), referee.sitting_id)
+
+
+WRITER = textwrap.dedent(
+    """
+    import sys
+    from assistant import NewGame, Play, Winner
+    from assistant.referee import Referee
+    from assistant.storage import SqliteStore
+    from tests.assistant.randomgame import legal_events
+    from assistant import Rules
+    import random
+
+    store = SqliteStore(sys.argv[1])
+    referee = Referee.new(store, "crash")
+    rng = random.Random(int(sys.argv[2]))
+    names = ("Alice", "Ben", "Cara", "Dev")
+    rules = Rules(max_cards=None, passing=True)
+    while True:
+        menu = legal_events(referee.state, rng.randrange, names, rules, referee.sitting.can_undo)
+        referee.record(menu[rng.randrange(len(menu))])
+        print(len(referee.sitting.log), flush=True)  # acknowledged
+    """
+)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_killing_a_writer_at_a_random_moment_loses_no_acknowledged_event(tmp_path, seed):
+    path = tmp_path / "crash.sqlite3"
+    root = Path(__file__).resolve().parents[2]
+    writer = subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(path), str(seed)], stdout=subprocess.PIPE, text=True, cwd=root,
+        env={**os.environ, "PYTHONPATH": str(root)},
+    )
+    acknowledged = 0
+    target = 20 + seed * 37
+    for line in writer.stdout:
+        acknowledged = int(line)
+        if acknowledged >= target:
+            break
+    writer.kill()  # SIGKILL: no cleanup, possibly in the middle of a transaction
+    writer.wait()
+    assert acknowledged >= target
+    store = SqliteStore(path)
+    (info,) = store.sittings()
+    assert info.events >= acknowledged
+    reopened = Referee(store, info.id)  # replays every stored event: nothing corrupt, nothing illegal
+    assert len(reopened.sitting.log) == info.events
+    assert sqlite3.connect(path).execute("PRAGMA integrity_check").fetchone() == ("ok",)
