@@ -415,26 +415,35 @@ def check_reveal(game: Game, revealed: tuple[Rank, ...]) -> None:
             raise ImpossibleReveal(f"{seen} cards of rank {rank.value} revealed, but only {left} are in play")
 
 
-def _call(state: State, event: Call) -> State:
-    current = state.game
-    if current is None or current.over or not current.awaiting_call or current.last_play is None:
+def verdict_for(game: Game, caller: str, revealed: tuple[Rank, ...]) -> Verdict:
+    """The verdict a call would give, without applying it: lets the table see it before it counts.
+
+    Raises IllegalAction for a call the rules do not allow and ImpossibleReveal for cards the deck
+    cannot hold.
+    """
+    if game.over or not game.awaiting_call or game.last_play is None:
         raise IllegalAction("no play to call")
-    claim = current.last_play
-    if event.caller not in current.players:
-        raise IllegalAction(f"{event.caller} is not playing in this game")
-    if event.caller == claim.player:
-        raise IllegalAction(f"{event.caller} cannot call their own play")
-    if event.caller in current.places:
-        raise IllegalAction(f"{event.caller} is out of the game and cannot call")
-    check_reveal(current, event.revealed)
-    game = current.copy()
-    lie = judge(game.rules, claim, event.revealed)
-    correction = len(event.revealed) - claim.count
-    game.hands[claim.player] -= correction
-    game.pile += correction
-    taker = claim.player if lie else event.caller
-    verdict = Verdict(event.caller, claim.player, claim, event.revealed, lie, taker, game.pile)
-    game.hands[taker] += game.pile
+    claim = game.last_play
+    if caller not in game.players:
+        raise IllegalAction(f"{caller} is not playing in this game")
+    if caller == claim.player:
+        raise IllegalAction(f"{caller} cannot call their own play")
+    if caller in game.places:
+        raise IllegalAction(f"{caller} is out of the game and cannot call")
+    check_reveal(game, revealed)
+    lie = judge(game.rules, claim, revealed)
+    pile = game.pile + len(revealed) - claim.count
+    return Verdict(caller, claim.player, claim, revealed, lie, claim.player if lie else caller, pile)
+
+
+def _call(state: State, event: Call) -> State:
+    if state.game is None:
+        raise IllegalAction("no play to call")
+    verdict = verdict_for(state.game, event.caller, event.revealed)
+    claim = verdict.claim
+    game = state.game.copy()
+    game.hands[claim.player] -= verdict.count_difference
+    game.hands[verdict.picked_up_by] += verdict.cards
     game.pile = 0
     game.last_call = verdict
     game.shown = game.shown + (verdict,)

@@ -104,3 +104,39 @@ def test_without_json_a_readable_summary(tmp_path):
     result = run_replay(tmp_path, [{"event": "new_game", "players": ["Alice", "Ben"]}])
     assert result.returncode == 0
     assert "Alice to play, claiming A; pile 0" in result.stdout and "Ben: 26 cards" in result.stdout
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "assistant", *args], capture_output=True, text=True, cwd=ROOT)
+
+
+def test_import_export_and_list_sittings_from_the_command_line(tmp_path):
+    db = str(tmp_path / "r.sqlite3")
+    transcript = tmp_path / "in.jsonl"
+    lines = [
+        {"event": "new_game", "players": ["Alice", "Ben"]},
+        {"event": "winner", "player": "Ben"},
+    ]
+    transcript.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    imported = run_cli("import", str(transcript), "--name", "Friday", "--db", db)
+    assert imported.returncode == 0 and "as sitting 1 (Friday)" in imported.stdout
+    listed = run_cli("sittings", "--db", db)
+    assert listed.stdout.split("\t")[:2] == ["1", "Friday"]
+    exported = run_cli("export", "1", "--db", db)
+    assert [json.loads(line) for line in exported.stdout.splitlines()] == lines
+    table = run_cli("export", "1", "--csv", "--db", db)
+    assert table.stdout.splitlines()[1].startswith("1,match,yes,Ben")
+
+
+def test_importing_a_bad_transcript_names_the_line_and_stores_nothing(tmp_path):
+    db = str(tmp_path / "r.sqlite3")
+    transcript = tmp_path / "in.jsonl"
+    transcript.write_text('{"event": "new_game", "players": ["Alice", "Ben"]}\n{"event": "pass", "player": "Alice"}\n')
+    result = run_cli("import", str(transcript), "--name", "Friday", "--db", db)
+    assert result.returncode == 2 and result.stderr.strip() == "line 2: passing is off in this game"
+    assert run_cli("sittings", "--db", db).stdout == ""
+
+
+def test_exporting_an_unknown_sitting_says_so(tmp_path):
+    result = run_cli("export", "7", "--db", str(tmp_path / "r.sqlite3"))
+    assert result.returncode == 2 and "there is no sitting number 7" in result.stderr

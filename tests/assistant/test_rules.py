@@ -475,3 +475,20 @@ def test_worked_example_sam_lies_and_picks_up_leo_plays_sixes():
     table.apply(__import__("assistant").Undo())
     table.apply(call("Maya", "5", "5"))
     assert not table.state.game.last_call.lie and table.state.game.last_call.picked_up_by == "Maya"
+
+
+def test_a_proposed_verdict_is_shown_without_changing_the_game():
+    from assistant import verdict_for
+
+    table = sitting(("Sam", "Leo", "Maya"), Play("Sam", 2))
+    before = table.state
+    verdict = verdict_for(table.state.game, "Maya", (R.ACE, R.NINE))
+    assert verdict.lie and verdict.picked_up_by == "Sam" and verdict.cards == 2
+    assert verdict.wrong_ranks == (R.NINE,) and verdict.count_difference == 0
+    assert table.state is before and table.state.game.pile == 2
+
+
+def test_the_public_record_keeps_every_reveal_and_whose_hand_it_went_into():
+    table = sitting(("Sam", "Leo", "Maya"), Play("Sam", 2), call("Maya", "A", "9"), Play("Leo", 1), call("Sam", "2"))
+    shown = [(v.revealed, v.picked_up_by) for v in table.state.game.shown]
+    assert shown == [((R.ACE, R.NINE), "Sam"), ((R.TWO,), "Sam")]
