@@ -241,11 +241,14 @@ def setup_screen(referee: Referee) -> None:
         st.subheader("Players, in seating order")
         st.caption("Play passes from each player to the next, and from the last back to the first.")
         for i, name in enumerate(seats):
-            c1, c2, c3, c4 = st.columns([6, 1, 1, 1])
+            c1, c2, c3, c4 = st.columns([4, 1, 1, 1], vertical_alignment="center")
             c1.markdown(f"**{i + 1}. {esc(name)}**")
-            c2.button("↑", key=f"up_{i}", on_click=seat_action, args=("up", i), disabled=i == 0, help=f"Move {name} up")
-            c3.button("↓", key=f"down_{i}", on_click=seat_action, args=("down", i), disabled=i == len(seats) - 1, help=f"Move {name} down")
-            c4.button("✕", key=f"remove_{i}", on_click=seat_action, args=("remove", i), help=f"Remove {name}")
+            c2.button("", icon=":material/arrow_upward:", key=f"up_{i}", on_click=seat_action, args=("up", i),
+                      disabled=i == 0, help=f"Move {name} up", width="stretch")
+            c3.button("", icon=":material/arrow_downward:", key=f"down_{i}", on_click=seat_action, args=("down", i),
+                      disabled=i == len(seats) - 1, help=f"Move {name} down", width="stretch")
+            c4.button("", icon=":material/close:", key=f"remove_{i}", on_click=seat_action, args=("remove", i),
+                      help=f"Remove {name}", width="stretch")
         a1, a2 = st.columns([4, 2], vertical_alignment="bottom")
         a1.text_input("Add a player", key="new_player", placeholder="Name", max_chars=40)
         a2.button("Add player", key="add_player", on_click=add_player, width="stretch")
@@ -450,8 +453,8 @@ def game_screen(referee: Referee) -> None:
         st.button("The cards were read wrong: correct them", key="correct_verdict",
                   on_click=correct_last_verdict, args=(verdict.caller, verdict.revealed))
 
-    p1, p2 = st.columns([1, 3])
-    p1.markdown(f"<div class='cr-sub'>Pile</div><div class='cr-pile'>{words.cards(game.pile)}</div>", unsafe_allow_html=True)
+    p1, p2 = st.columns([1, 2])
+    p1.markdown(f"<div class='cr-sub'>Pile</div><div class='cr-pile'>{game.pile} <span class='cr-sub'>card{'s' if game.pile != 1 else ''}</span></div>", unsafe_allow_html=True)
     if claim is not None:
         status = "can be called" if game.awaiting_call else ("called" if verdict_fresh else "stands")
         p2.markdown(f"<div class='cr-sub'>Last play</div><div class='cr-last'>{esc(claim.player)}: "
@@ -496,7 +499,7 @@ def action_panel(referee: Referee, game, log_len: int) -> None:
     rules = game.rules
     top = held if rules.max_cards is None else min(rules.max_cards, held)
     shown_top = min(top, 8)
-    st.markdown(f"<div class='cr-sub'>{esc(player)} lays down:</div>", unsafe_allow_html=True)
+    st.markdown(f"<div class='cr-sub'>{esc(player)} lays down how many cards? One tap:</div>", unsafe_allow_html=True)
     ranks = game.ranks_allowed
     choice = len(ranks) > 1
     for rank in ranks:
@@ -506,7 +509,7 @@ def action_panel(referee: Referee, game, log_len: int) -> None:
             cols[0].markdown(f"**{esc(words.rank_plural(rank))}**")
             offset = 1
         for n in range(1, shown_top + 1):
-            label = f"{n} × {rank.value}" if choice else f"Play {n}"
+            label = f"{n} × {rank.value}" if choice else str(n)
             key = f"play_{rank.value}_{n}" if choice else f"play_{n}"
             cols[n - 1 + offset].button(label, key=key, type="primary", width="stretch",
                                         on_click=act, args=(Play(player, n, rank if choice else None),))
@@ -583,7 +586,12 @@ def live_reading(referee: Referee, caller: str) -> None:
         if feed is None or call is None:
             return
         reading = feed.current()
-        if reading.actionable:
+        claim = referee.state.game.last_play if referee.state.game is not None else None
+        counted = claim is not None and len(reading.ranks) == claim.count
+        if reading.actionable and not counted and claim is not None:
+            reading = camera.Reading(reading.ranks, reading.sure, reading.steady, reading.frames,
+                                     f"{claim.count} claimed but {len(reading.ranks)} seen: check the cards and confirm")
+        if reading.actionable and counted:
             try:
                 referee.sitting.preview(Call(caller, reading.ranks))
             except CheatError as error:
@@ -591,6 +599,7 @@ def live_reading(referee: Referee, caller: str) -> None:
                            "enter the cards by hand.")
                 return
             if record(Call(caller, reading.ranks)):
+                camera.trace("verdict_recorded", ranks=[r.value for r in reading.ranks])
                 cancel_call()
                 st.rerun(scope="app")
             return
@@ -672,7 +681,8 @@ def live_camera() -> None:
         out = feed.process(image)
         return av.VideoFrame.from_ndarray(out, format="bgr24")
 
-    with st.expander("Camera", expanded=True):
+    with st.container(border=True):
+        st.markdown("**Camera**")
         st.caption("Place the camera above the middle of the table; turn the called cards face up in view.")
         webrtc_streamer(
             key="camera",
@@ -707,11 +717,14 @@ def table_screen(referee: Referee) -> None:
         st.subheader("Standing")
         st.dataframe({"Player": [p for p, _ in ranking], "Points" if table.kind is TableKind.RANKED else "Wins": [s for _, s in ranking]},
                      hide_index=True, key="standing")
-        chart = alt.Chart(alt.Data(values=[{"player": p, "score": s} for p, s in ranking])).mark_bar().encode(
+        import pandas as pd
+
+        frame = pd.DataFrame({"player": [p for p, _ in ranking], "score": [s for _, s in ranking]})
+        chart = alt.Chart(frame).mark_bar(color="#b3261e").encode(
             x=alt.X("score:Q", title="Points" if table.kind is TableKind.RANKED else "Wins", axis=alt.Axis(tickMinStep=1)),
-            y=alt.Y("player:N", sort="-x", title=None),
-        ).properties(height=max(80, 34 * len(ranking)))
-        st.altair_chart(chart, width="stretch")
+            y=alt.Y("player:N", sort="-x", title=None, axis=alt.Axis(labelFontSize=16)),
+        )
+        st.altair_chart(chart, width="stretch", height=max(120, 44 * len(ranking)))
 
     players = tuple(state.game.players) if state.game is not None else tuple(st.session_state.get("seats") or table.players)
     st.subheader("Record a winner")
@@ -808,10 +821,14 @@ def main() -> None:
         setup_screen(referee)
     elif view == "Match table":
         table_screen(referee)
+    elif state.game is not None and not state.game.over and st.session_state.get("camera_source") == "live":
+        main_col, camera_col = st.columns([3, 2], gap="large")
+        with main_col:
+            game_screen(referee)
+        with camera_col:
+            live_camera()
     else:
         game_screen(referee)
-        if state.game is not None and not state.game.over and st.session_state.get("camera_source") == "live":
-            live_camera()
     watch_other_tabs(referee)
 
 

@@ -1,0 +1,31 @@
+"""Test-only server launcher: Streamlit with aioice gathering 127.0.0.1 as its only host address.
+
+aioice leaves 127.0.0.1 out of its candidates and has no option for it; inside the test's own
+network namespace (``unshare -n``, only ``lo`` up) nothing else exists, so the WebRTC pair stays
+strictly on loopback. Never used by ``run.sh``.
+
+    python tests/e2e/serve.py PORT [streamlit options...]
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import aioice.ice
+
+
+def _loopback_only(use_ipv4: bool = True, use_ipv6: bool = True) -> list[str]:
+    return ["127.0.0.1"] if use_ipv4 else []
+
+
+aioice.ice.get_host_addresses = _loopback_only
+
+if __name__ == "__main__":
+    from streamlit.web import cli
+
+    app = Path(__file__).resolve().parents[2] / "app.py"
+    port = sys.argv[1]
+    sys.argv = ["streamlit", "run", str(app), "--server.address", "127.0.0.1", "--server.port", port,
+                "--server.headless", "true", "--browser.gatherUsageStats", "false", *sys.argv[2:]]
+    sys.exit(cli.main())

@@ -1,0 +1,64 @@
+"""The referee in a real headless Chromium, its camera fed from a video of face-up cards.
+
+Everything runs inside a network namespace of its own (``unshare -n``, only ``lo`` up), so the
+browser, the app and their WebRTC pair can only talk over 127.0.0.1. The test plays a short game
+to a verdict and a winner on the match table and leaves screenshots in ``docs/screenshots/``
+(or ``$CHEAT_REFEREE_SHOTS``). Select it with ``-m e2e``; it takes about 30 s on 2 cores.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+HARNESS = ROOT / "tests" / "e2e" / "harness.py"
+CHROMIUM = os.environ.get("CHEAT_REFEREE_CHROMIUM", "/usr/bin/chromium")
+
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+
+
+def _why_not() -> str | None:
+    if not Path(CHROMIUM).exists():
+        return f"Debian's chromium is not installed at {CHROMIUM} (apt-get install chromium)"
+    if importlib.util.find_spec("playwright") is None:
+        return "playwright is not installed (pip install -e '.[test]')"
+    if shutil.which("unshare") is None or shutil.which("ip") is None:
+        return "unshare and ip (util-linux, iproute2) are needed to keep the test on loopback"
+    probe = subprocess.run(["unshare", "-n", "ip", "link", "set", "lo", "up"], capture_output=True)
+    if probe.returncode != 0:
+        return "cannot make a private network namespace (needs root): " + probe.stderr.decode().strip()
+    return None
+
+
+def test_a_short_game_in_chromium_with_the_camera(tmp_path):
+    reason = _why_not()
+    if reason:
+        pytest.skip(reason)
+    shots = Path(os.environ.get("CHEAT_REFEREE_SHOTS", ROOT / "docs" / "screenshots"))
+    done = subprocess.run(
+        ["unshare", "-n", sys.executable, str(HARNESS), "game", "--out", str(tmp_path), "--shots", str(shots)],
+        cwd=ROOT, capture_output=True, text=True, timeout=170,
+    )
+    result_file = tmp_path / "result.json"
+    assert result_file.exists(), f"the harness wrote no result:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    result = json.loads(result_file.read_text())
+    log = (tmp_path / "server.log").read_text()[-3000:] if (tmp_path / "server.log").exists() else ""
+    assert result["ok"], f"{result.get('error')}\nserver log:\n{log}"
+    # the camera's frames reached the app over WebRTC
+    assert result["frames"] > 0
+    # the call: Sam claimed two aces, the cards in view are the ace of hearts and the nine of clubs
+    assert result["verdict"] == "Lie: Sam picks up 2 cards", result
+    assert "Lie: Sam picks up 2 cards" in result["spoken"]
+    assert "Maya wins!" in result["winner_banner"]
+    table = result["table_text"]
+    assert "Standing" in table and "History" in table and "Maya" in table
+    for name in ("setup.png", "game.png", "verdict.png", "table.png"):
+        assert (shots / name).stat().st_size > 10_000
