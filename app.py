@@ -32,6 +32,7 @@ from assistant import (  # noqa: E402
     StorageError,
     Undo,
     Winner,
+    verdict_for,
 )
 from assistant.events import event_name  # noqa: E402
 from assistant.referee import Referee  # noqa: E402
@@ -567,11 +568,10 @@ def call_panel(referee: Referee, game, call: dict) -> None:
     if not revealed:
         return
     try:
-        preview = referee.sitting.preview(Call(caller, revealed))
+        verdict = verdict_for(game, caller, revealed)
     except CheatError as error:
         st.error(str(error))
         return
-    verdict = preview.game.last_call
     st.markdown(f"<div class='cr-sub'>If these are the cards: <b>{esc(verdict.announcement())}</b></div>", unsafe_allow_html=True)
     st.button("Apply the verdict", key="apply_verdict", type="primary", on_click=apply_call, args=(caller, revealed))
 
@@ -593,7 +593,7 @@ def live_reading(referee: Referee, caller: str) -> None:
                                      f"{claim.count} claimed but {len(reading.ranks)} seen: check the cards and confirm")
         if reading.actionable and counted:
             try:
-                referee.sitting.preview(Call(caller, reading.ranks))
+                verdict_for(referee.state.game, caller, reading.ranks)
             except CheatError as error:
                 st.warning(f"The camera read {' '.join(r.value for r in reading.ranks)}, which cannot be right ({error}): "
                            "enter the cards by hand.")
