@@ -61,6 +61,10 @@ CSS = """
 .cr-hand .tag {font-size: 0.9rem; color: #666;}
 .cr-pile {font-size: 2.2rem; font-weight: 700;}
 .cr-last {font-size: 1.6rem;}
+[class*="st-key-play_"] button, [class*="st-key-cheat_"] button, .st-key-nocall button, .st-key-apply_verdict button,
+[class*="st-key-reveal_add_"] button, .st-key-reveal_honest button {min-height: 3.4rem;}
+[class*="st-key-play_"] button p, [class*="st-key-cheat_"] button p, .st-key-nocall button p,
+.st-key-apply_verdict button p, [class*="st-key-reveal_add_"] button p, .st-key-reveal_honest button p {font-size: 1.5rem; font-weight: 700;}
 </style>
 """
 

@@ -23,6 +23,8 @@ from assistant import Rank
 #: A reading is steady when the same ranks won this many of the last WINDOW frames (vision.reader.Stabiliser).
 STEADY_FRAMES = 3
 WINDOW = 6
+#: Between calls only every IDLE_EVERY-th frame is read (3 a second at 15 fps), to spare the CPU.
+IDLE_EVERY = 5
 
 
 @dataclass(frozen=True)
@@ -119,6 +121,7 @@ class LiveFeed:
     frames_read: int = 0
     last_frame_at: float = 0.0
     read_ms: float = 0.0
+    last_detections: Any = None
 
     def arm(self) -> None:
         """Start a fresh reading (a call was made: wait for the flipped cards)."""
@@ -142,15 +145,24 @@ class LiveFeed:
             self.last_frame_at = time.monotonic()
             armed = self.armed and self.stabiliser is not None
             count = self.frames_seen
-        if reader is None or not armed:
+        if reader is None:
             if count % 15 == 1:
                 trace("frame", cards=None, frames_seen=count)
             return image_bgr
+        if not armed:
+            # between calls: read a few frames a second, enough to keep the boxes on the picture
+            if count % IDLE_EVERY == 1 or self.last_detections is None:
+                detections = reader.read(image_bgr)
+                with self.lock:
+                    self.last_detections = detections
+                trace("frame", cards=len(detections), idle=True, frames_seen=count)
+            return reader.draw(image_bgr, self.last_detections)
         start = time.perf_counter()
         detections = reader.read(image_bgr)
         read_ms = (time.perf_counter() - start) * 1000
         with self.lock:
             self.read_ms = read_ms
+            self.last_detections = detections
             if self.armed and self.stabiliser is not None:
                 self.frames_read += 1
                 steady = self.stabiliser.update(detections)

@@ -219,9 +219,31 @@ def play_game(work: Path, shots: Path | None) -> dict:
         run.shot(shots, "game.png")
         run.tap("cheat_Maya")
         run.see("Maya calls Cheat! on Sam")
+        automatic = False
         if result["reader"]:
-            result["verdict_from"] = "camera"
-            run.see("picks up", timeout=30_000)
+            try:
+                run.page.locator(".cr-verdict").first.wait_for(state="visible", timeout=15_000)
+                automatic = True
+                result["verdict_from"] = "camera"
+            except Exception:
+                # the reader was not sure (or saw another count): the table confirms what it read, or taps it in
+                result["camera_said"] = run.page.get_by_text("Camera reads").first.text_content(timeout=2_000)
+        if automatic:
+            pass
+        elif result["reader"] and run.key("use_reading").count():
+            run.tap("use_reading")
+            line = run.page.get_by_text("Revealed:").first.text_content()
+            revealed = sorted(line.split("Revealed:")[1].split())
+            result["camera_revealed"] = revealed
+            if revealed == ["9", "A"]:
+                result["verdict_from"] = "camera, confirmed"
+            else:  # the table corrects the reading by hand
+                result["verdict_from"] = "camera, corrected by hand"
+                run.tap("reveal_clear")
+                run.tap("reveal_add_A")
+                run.tap("reveal_add_9")
+            run.tap("apply_verdict")
+            run.see("picks up")
         else:
             result["verdict_from"] = "hand"
             run.tap("reveal_add_A")
@@ -248,7 +270,9 @@ def play_game(work: Path, shots: Path | None) -> dict:
         run.page.wait_for_timeout(500)
         result["table_text"] = run.page.locator("[data-testid='stMain']").inner_text()
         run.shot(shots, "table.png")
-        result["frames"] = sum(1 for e in run.trace_events() if e["kind"] == "frame")
+        frames = [e for e in run.trace_events() if e["kind"] == "frame"]
+        result["frames"] = len(frames)
+        result["frames_with_cards"] = sum(1 for e in frames if e.get("cards"))
         result["seconds"] = round(time.time() - started, 1)
         result["ok"] = True
     except Exception as error:
@@ -310,7 +334,8 @@ def measure(events: list[dict], verdict: dict) -> dict:
     if not arms:
         return {"ok": False, "why": "no arm event"}
     t_arm = arms[-1]["t"]
-    frames = [e for e in events if e["kind"] == "frame" and t_arm <= e["t"] <= verdict["t"]]
+    frames = [e for e in events if e["kind"] == "frame" and t_arm <= e["t"] <= verdict["t"]
+              and not e.get("idle") and e.get("cards") is not None]
     empty_seen = False
     appeared = None
     for frame in frames:

@@ -1,0 +1,91 @@
+"""The camera glue (ui/camera.py): the live feed's steady reading and still pictures, on rendered cards."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from assistant import Rank
+from tests.e2e.video import scene, table
+from ui import camera
+
+
+@pytest.fixture
+def fresh_reader(monkeypatch):
+    """Forget any reader loaded by an earlier test, so each test loads (or refuses) its own."""
+    monkeypatch.setattr(camera, "_READER", None)
+    monkeypatch.setattr(camera, "_READER_ERROR", None)
+
+
+def test_without_a_reader_frames_pass_through_and_nothing_is_read(fresh_reader, monkeypatch):
+    monkeypatch.setenv("CHEAT_REFEREE_READER", "off")
+    assert camera.load_reader() is None
+    assert "switched off" in camera.reader_problem()
+    feed = camera.LiveFeed()
+    feed.arm()
+    frame = table()
+    out = feed.process(frame)
+    assert out is frame
+    assert feed.frames_seen == 1
+    assert feed.current() == camera.Reading()
+    reading, picture = camera.read_still(frame)
+    assert reading.ranks == () and not reading.actionable and "by hand" in reading.note
+
+
+def test_trace_writes_json_lines_only_when_asked(tmp_path, monkeypatch):
+    path = tmp_path / "trace.jsonl"
+    monkeypatch.delenv("CHEAT_REFEREE_TRACE", raising=False)
+    camera.trace("arm")
+    assert not path.exists()
+    monkeypatch.setenv("CHEAT_REFEREE_TRACE", str(path))
+    camera.trace("arm")
+    camera.trace("frame", cards=2)
+    lines = path.read_text().splitlines()
+    assert len(lines) == 2 and '"cards": 2' in lines[1]
+
+
+def test_decode_refuses_what_is_not_a_picture():
+    assert camera.decode(b"not a picture") is None
+    import cv2
+
+    ok, data = cv2.imencode(".png", table())
+    assert camera.decode(data.tobytes()).shape == (480, 640, 3)
+
+
+def _reader_or_skip():
+    reader = camera.load_reader()
+    if reader is None:
+        pytest.skip(f"the card reader is not available: {camera.reader_problem()}")
+    return reader
+
+
+def test_live_feed_reads_flipped_cards_until_steady(fresh_reader, monkeypatch):
+    monkeypatch.delenv("CHEAT_REFEREE_READER", raising=False)
+    _reader_or_skip()
+    cards, _ = scene([("A", "heart"), ("9", "club")])
+    feed = camera.LiveFeed()
+    feed.process(table())  # between calls: read now and then, nothing armed
+    assert feed.current() == camera.Reading()
+    feed.arm()
+    for _ in range(camera.STEADY_FRAMES - 1):
+        out = feed.process(cards)
+        assert not feed.current().steady
+    for _ in range(camera.WINDOW):
+        out = feed.process(cards)
+    reading = feed.current()
+    assert reading.steady and reading.sure and reading.actionable
+    assert sorted(reading.ranks, key=list(Rank).index) == [Rank.ACE, Rank.NINE]
+    assert isinstance(out, np.ndarray) and out.shape == cards.shape and not np.array_equal(out, cards)  # boxes drawn
+    feed.arm()  # a new call starts from nothing
+    assert feed.current() == camera.Reading()
+
+
+def test_a_still_picture_is_never_steady_on_its_own(fresh_reader, monkeypatch):
+    monkeypatch.delenv("CHEAT_REFEREE_READER", raising=False)
+    _reader_or_skip()
+    cards, _ = scene([("K", "spade"), ("K", "heart"), ("3", "diamond")])
+    reading, picture = camera.read_still(cards)
+    assert not reading.steady and not reading.actionable
+    assert picture.shape == cards.shape
+    if reading.sure:
+        assert sorted(r.value for r in reading.ranks) == ["3", "K", "K"]
