@@ -332,3 +332,24 @@ def test_the_verdict_is_spoken_unless_muted(db):
     assert spoken and "Honest: Maya picks up 1 card" in spoken[0]
     at.sidebar.toggle(key="speak").set_value(False).run()
     assert not [h for h in at.get("html") if "speechSynthesis" in h.proto.body]
+
+
+def test_ranked_table_records_places_in_one_go(db):
+    at = deal(open_app(), "Ann", "Ben", "Cat", rule_table=TableKind.RANKED)
+    at.segmented_control[0].set_value("Match table").run()
+    at.multiselect(key="ranked_places").select("Cat").select("Ann").run()
+    click(at, "record_places")
+    referee = stored_state(db)
+    assert referee.state.table.rows[-1].places == ("Cat", "Ann")
+    assert referee.state.table.scores() == {"Ann": 2, "Ben": 0, "Cat": 3}
+    assert referee.state.game.over  # the tracked game in progress ended with this result
+    assert list(at.dataframe[0].value["Points"]) == [3, 2, 0]
+
+
+def test_a_database_that_cannot_be_opened_is_reported(tmp_path, monkeypatch):
+    folder = tmp_path / "a-folder"
+    folder.mkdir()
+    monkeypatch.setenv("CHEAT_REFEREE_DB", str(folder))
+    monkeypatch.setenv("CHEAT_REFEREE_CAMERA", "none")
+    at = open_app()
+    assert any("cannot open its database" in e and str(folder) in e for e in errors(at))
