@@ -172,7 +172,7 @@ def sidebar(store: SqliteStore, sittings, chosen) -> None:
                 else:
                     st.query_params["sitting"] = str(info.id)
                     reset_session_ui()
-                    st.session_state["view"] = "Setup"
+                    st.session_state["screen"] = "Setup"
                     st.rerun()
         st.divider()
         st.header("Sound and camera")
@@ -191,7 +191,7 @@ def sidebar(store: SqliteStore, sittings, chosen) -> None:
 
 
 def reset_session_ui() -> None:
-    for key in ("call", "seats", "view_pending"):
+    for key in ("call", "seats"):
         st.session_state.pop(key, None)
 
 
@@ -314,7 +314,7 @@ def setup_screen(referee: Referee) -> None:
 def deal(seats: tuple[str, ...], dealer: str | None, rules: Rules, random_first: bool) -> None:
     first = random.choice(seats) if random_first else None
     if record(NewGame(seats, dealer=dealer, rules=rules, first=first)):
-        st.session_state["view"] = "Game"
+        st.session_state["screen"] = "Game"
         st.session_state.pop("call", None)
 
 
@@ -417,7 +417,7 @@ def game_screen(referee: Referee) -> None:
     if game is None:
         st.title("No game yet")
         st.info("Set up the players and the house rules to deal the first game.")
-        st.button("Set up a game", key="goto_setup", on_click=lambda: st.session_state.update(view="Setup"), type="primary")
+        st.button("Set up a game", key="goto_setup", on_click=lambda: st.session_state.update(screen="Setup"), type="primary")
         return
 
     call = st.session_state.get("call")
@@ -440,6 +440,10 @@ def game_screen(referee: Referee) -> None:
         else:
             st.markdown(f"<div class='cr-win'>🏆 {esc(winner)} wins!</div>", unsafe_allow_html=True)
         speak(f"{winner} wins!", f"win:{referee.sitting_id}:{log_len}")
+    elif call is not None:
+        st.markdown(f"<div class='cr-turn'>{esc(call['caller'])} calls Cheat! on {esc(claim.player)}</div>"
+                    f"<div class='cr-due'>{esc(claim.player)} claimed {esc(words.claim_text(claim))}: "
+                    f"turn those cards face up</div>", unsafe_allow_html=True)
     elif game.awaiting_call and claim is not None and game.hands[claim.player] == 0:
         st.markdown(f"<div class='cr-turn'>{esc(claim.player)} played their last cards</div>"
                     f"<div class='cr-due'>Cheat! or nobody calls: {esc(claim.player)} is out only if the play survives</div>",
@@ -458,6 +462,10 @@ def game_screen(referee: Referee) -> None:
         st.button("The cards were read wrong: correct them", key="correct_verdict",
                   on_click=correct_last_verdict, args=(verdict.caller, verdict.revealed))
 
+    if call is not None:
+        call_panel(referee, game, call)
+        st.divider()
+
     p1, p2 = st.columns([1, 2])
     p1.markdown(f"<div class='cr-sub'>Pile</div><div class='cr-pile'>{game.pile} <span class='cr-sub'>card{'s' if game.pile != 1 else ''}</span></div>", unsafe_allow_html=True)
     if claim is not None:
@@ -469,11 +477,11 @@ def game_screen(referee: Referee) -> None:
         st.caption(f"{words.cards(game.out_of_game)} laid out as fours of a kind.")
 
     if call is not None:
-        call_panel(referee, game, call)
+        pass
     elif not game.over:
         action_panel(referee, game, log_len)
     else:
-        st.button("Next game", key="next_game", type="primary", on_click=lambda: st.session_state.update(view="Setup"))
+        st.button("Next game", key="next_game", type="primary", on_click=lambda: st.session_state.update(screen="Setup"))
 
     st.divider()
     undo_label = "Undo"
@@ -541,9 +549,6 @@ def action_panel(referee: Referee, game, log_len: int) -> None:
 def call_panel(referee: Referee, game, call: dict) -> None:
     claim = game.last_play
     caller = call["caller"]
-    st.markdown(f"<div class='cr-turn'>{esc(caller)} calls Cheat! on {esc(claim.player)}</div>"
-                f"<div class='cr-due'>claimed {esc(words.claim_text(claim))} — turn the cards face up</div>",
-                unsafe_allow_html=True)
     source = st.session_state.get("camera_source", "none")
     reader_ok = camera.load_reader() is not None
     if source == "live" and reader_ok:
@@ -561,7 +566,7 @@ def call_panel(referee: Referee, game, call: dict) -> None:
     for i, rank in enumerate(ranks):
         cols[i % 7].button(rank.value, key=f"reveal_add_{rank.value}", on_click=reveal_edit, args=("add", rank.value), width="stretch")
     b1, b2, b3 = st.columns(3)
-    b1.button("Remove the last card", key="reveal_back", on_click=reveal_edit, args=("back",))
+    b1.button("Back one card", key="reveal_back", on_click=reveal_edit, args=("back",))
     b2.button("Clear", key="reveal_clear", on_click=reveal_edit, args=("clear",))
     b3.button("Cancel the call", key="cancel_call", on_click=cancel_call)
 
@@ -782,6 +787,15 @@ def watch_other_tabs(referee: Referee) -> None:
     watch()
 
 
+SCREENS = ["Game", "Setup", "Match table"]
+
+
+def navigate(key: str) -> None:
+    choice = st.session_state.get(key)
+    if choice in SCREENS:
+        st.session_state["screen"] = choice
+
+
 def main() -> None:
     st.html(CSS)
     try:
@@ -804,7 +818,7 @@ def main() -> None:
                     st.error(str(error))
                 else:
                     st.query_params["sitting"] = str(info.id)
-                    st.session_state["view"] = "Setup"
+                    st.session_state["screen"] = "Setup"
                     st.rerun()
         return
 
@@ -816,10 +830,12 @@ def main() -> None:
     st.session_state["_referee"] = referee
     state = referee.state
 
-    if "view" not in st.session_state:
-        st.session_state["view"] = "Game" if state.game is not None else "Setup"
-    st.segmented_control("Screen", ["Game", "Setup", "Match table"], key="view", label_visibility="collapsed")
-    view = st.session_state.get("view") or "Game"
+    if "screen" not in st.session_state:
+        st.session_state["screen"] = "Game" if state.game is not None else "Setup"
+    view = st.session_state["screen"]
+    # A fresh key whenever the app switches screens itself, so the control always shows the screen in use.
+    st.segmented_control("Screen", SCREENS, default=view, key=f"nav_{view}", on_change=navigate, args=(f"nav_{view}",),
+                         label_visibility="collapsed")
 
     if view == "Setup":
         setup_screen(referee)
