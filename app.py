@@ -354,14 +354,12 @@ def speak(text: str, key: str) -> None:
   const text = {json.dumps(text)};
   const key = {json.dumps(key)};
   window.__cheatSpoken = window.__cheatSpoken || [];
-  if (window.__cheatLastKey === key) return;
-  window.__cheatLastKey = key;
+  const mark = "cheat-referee-spoken:" + key;
+  try {{ if (window.sessionStorage.getItem(mark)) return; window.sessionStorage.setItem(mark, "1"); }}
+  catch (e) {{ window.__cheatKeys = window.__cheatKeys || []; if (window.__cheatKeys.includes(key)) return; window.__cheatKeys.push(key); }}
   window.__cheatSpoken.push(text);
   try {{
-    if (window.speechSynthesis) {{
-      window.speechSynthesis.cancel();
-      window.speechSynthesis.speak(new SpeechSynthesisUtterance(text));
-    }}
+    if (window.speechSynthesis) window.speechSynthesis.speak(new SpeechSynthesisUtterance(text));
   }} catch (e) {{}}
 }})();
 </script>""",
