@@ -594,11 +594,10 @@ def live_reading(referee: Referee, caller: str) -> None:
             return
         reading = feed.current()
         claim = referee.state.game.last_play if referee.state.game is not None else None
-        counted = claim is not None and len(reading.ranks) == claim.count
-        if reading.actionable and not counted and claim is not None:
-            reading = camera.Reading(reading.ranks, reading.sure, reading.steady, reading.frames,
-                                     f"{claim.count} claimed but {len(reading.ranks)} seen: check the cards and confirm")
-        if reading.actionable and counted:
+        if claim is None:
+            return
+        ok, why = camera.may_apply(reading, claim.count)
+        if ok:
             try:
                 verdict_for(referee.state.game, caller, reading.ranks)
             except CheatError as error:
@@ -608,13 +607,12 @@ def live_reading(referee: Referee, caller: str) -> None:
             if record(Call(caller, reading.ranks)):
                 camera.trace("verdict_recorded", ranks=[r.value for r in reading.ranks])
                 cancel_call()
-                st.rerun(scope="app")
-            return
+            st.rerun(scope="app")
         seen = " ".join(r.value for r in reading.ranks) or "nothing yet"
-        st.markdown(f"<div class='cr-sub'>Camera reads: <b>{esc(seen)}</b> ({esc(reading.note or 'waiting')})</div>",
-                    unsafe_allow_html=True)
-        if reading.ranks and not reading.actionable:
-            st.button("Use what the camera read", key="use_reading", on_click=use_reading, args=([r.value for r in reading.ranks],))
+        st.markdown(f"<div class='cr-sub'>Camera reads: <b>{esc(seen)}</b> ({esc(why)})</div>", unsafe_allow_html=True)
+        if reading.ranks and st.button("Use what the camera read", key="use_reading"):
+            use_reading([r.value for r in reading.ranks])
+            st.rerun(scope="app")  # a button in a fragment reruns only the fragment: redraw the call panel too
 
     poll()
 

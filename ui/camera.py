@@ -43,6 +43,24 @@ class Reading:
         return self.sure and self.steady and bool(self.ranks)
 
 
+def may_apply(reading: Reading, claimed: int) -> tuple[bool, str]:
+    """Whether the app may give the verdict from this reading on its own, and if not, why in words.
+
+    Only a steady reading from frames the reader was sure of, with as many cards as were claimed,
+    counts. Anything else (an abstention, a jumpy reading, a count that differs from the claim,
+    which may be a lie by count or a card out of view) waits for the table to confirm or correct.
+    """
+    if not reading.ranks:
+        return False, reading.note or "waiting for the cards"
+    if not reading.sure:
+        return False, reading.note or "the reader is unsure of a card"
+    if not reading.steady:
+        return False, reading.note or "the reading is not steady yet"
+    if len(reading.ranks) != claimed:
+        return False, f"{claimed} claimed but {len(reading.ranks)} seen: check the cards and confirm"
+    return True, ""
+
+
 def trace(kind: str, **fields: Any) -> None:
     """Timing events for the latency benchmark, appended as JSON lines to $CHEAT_REFEREE_TRACE (off when unset)."""
     path = os.environ.get("CHEAT_REFEREE_TRACE")

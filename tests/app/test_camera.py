@@ -89,3 +89,15 @@ def test_a_still_picture_is_never_steady_on_its_own(fresh_reader, monkeypatch):
     assert picture.shape == cards.shape
     if reading.sure:
         assert sorted(r.value for r in reading.ranks) == ["3", "K", "K"]
+
+
+def test_only_a_sure_steady_reading_of_the_claimed_count_is_applied_alone():
+    ace_nine = (Rank.ACE, Rank.NINE)
+    good = camera.Reading(ace_nine, sure=True, steady=True, frames=4)
+    assert camera.may_apply(good, 2) == (True, "")
+    # a count that differs from the claim may be a lie by count or a card out of view: the table confirms
+    ok, why = camera.may_apply(good, 3)
+    assert not ok and "3 claimed but 2 seen" in why
+    assert camera.may_apply(camera.Reading(ace_nine, sure=False, steady=True, note="a card is unclear"), 2) == (False, "a card is unclear")
+    assert not camera.may_apply(camera.Reading(ace_nine, sure=True, steady=False), 2)[0]
+    assert camera.may_apply(camera.Reading(), 2) == (False, "waiting for the cards")
