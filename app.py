@@ -183,7 +183,9 @@ def sidebar(store: SqliteStore, sittings, chosen) -> None:
         st.session_state.setdefault("camera_source", default_source)
         st.radio("Camera", list(CAMERA_SOURCES), format_func=CAMERA_SOURCES.get, key="camera_source")
         if st.session_state["camera_source"] == "server":
-            st.number_input("Server camera number", min_value=0, max_value=9, value=0, key="server_camera_index")
+            st.session_state.setdefault("server_camera", os.environ.get("CHEAT_REFEREE_SERVER_CAMERA", "0"))
+            st.text_input("Camera on the server: number or device", key="server_camera",
+                          help="0 is the first camera plugged into this machine; /dev/video2 names one; a video file plays in a loop")
         problem = camera.reader_problem()
         if problem:
             st.caption(f"Card reader not available ({problem}); the revealed cards are entered by hand.")
@@ -367,16 +369,27 @@ def speak(text: str, key: str) -> None:
     )
 
 
+def active_feed() -> camera.LiveFeed | None:
+    """The feed that reads calls for the chosen camera: the browser's (WebRTC) or the server's."""
+    source = st.session_state.get("camera_source")
+    if source == "live":
+        return st.session_state.get("_feed")
+    if source == "server":
+        cam = _server_camera(str(st.session_state.get("server_camera", "0")))
+        return cam.feed if cam.ok else None
+    return None
+
+
 def start_call(caller: str, log_len: int) -> None:
     st.session_state["call"] = {"caller": caller, "log_len": log_len, "ranks": [], "from_reader": False}
-    feed = st.session_state.get("_feed")
+    feed = active_feed()
     if feed is not None:
         feed.arm()
 
 
 def cancel_call() -> None:
     st.session_state.pop("call", None)
-    feed = st.session_state.get("_feed")
+    feed = active_feed()
     if feed is not None:
         feed.disarm()
 
@@ -549,9 +562,9 @@ def call_panel(referee: Referee, game, call: dict) -> None:
     caller = call["caller"]
     source = st.session_state.get("camera_source", "none")
     reader_ok = camera.load_reader() is not None
-    if source == "live" and reader_ok:
+    if source in ("live", "server") and reader_ok:
         live_reading(referee, caller)
-    elif source in ("snapshot", "upload", "server") and reader_ok:
+    elif source in ("snapshot", "upload") and reader_ok:
         still_reading(source, call)
     elif source != "none" and not reader_ok:
         st.info("The card reader is not installed on this machine: tap the revealed cards below.")
@@ -588,7 +601,7 @@ def live_reading(referee: Referee, caller: str) -> None:
 
     @st.fragment(run_every=0.2)
     def poll() -> None:
-        feed: camera.LiveFeed | None = st.session_state.get("_feed")
+        feed = active_feed()
         call = st.session_state.get("call")
         if feed is None or call is None:
             return
@@ -632,15 +645,6 @@ def still_reading(source: str, call: dict) -> None:
     elif source == "upload":
         photo = st.file_uploader("Photo of the revealed cards", type=["jpg", "jpeg", "png"], key="upload")
         data = photo.getvalue() if photo is not None else None
-    else:
-        cam = server_camera()
-        if cam is not None and st.button("Read the server camera", key="server_read"):
-            image = cam.frame()
-            if image is None:
-                st.error(f"Server camera {cam.index} gave no picture.")
-            else:
-                reading_shown(*camera.read_still(image))
-        return
     if data is not None:
         image = camera.decode(data)
         if image is None:
@@ -657,18 +661,31 @@ def reading_shown(reading: camera.Reading, annotated) -> None:
         st.button("Use this reading", key="use_still", on_click=use_reading, args=([r.value for r in reading.ranks],))
 
 
-@st.cache_resource
-def _server_camera(index: int) -> camera.ServerCamera:
-    return camera.ServerCamera(index)
+@st.cache_resource(max_entries=2, on_release=lambda cam: cam.close())
+def _server_camera(source: str) -> camera.ServerCamera:
+    return camera.ServerCamera(source)
 
 
-def server_camera() -> camera.ServerCamera | None:
-    index = int(st.session_state.get("server_camera_index", 0))
-    cam = _server_camera(index)
-    if not cam.ok:
-        st.error(f"No camera number {index} on the server machine.")
-        return None
-    return cam
+def server_camera_view() -> None:
+    """The server's camera picture with the reader's boxes, refreshed a few times a second."""
+    source = str(st.session_state.get("server_camera", "0"))
+    cam = _server_camera(source)
+    with st.container(border=True):
+        st.markdown("**Camera on the server**")
+        if not cam.ok:
+            st.error(f"The server cannot open the camera {source!r}: plug it in, or give another number or device.")
+            return
+        st.caption("Place the camera above the middle of the table; turn the called cards face up in view.")
+
+        @st.fragment(run_every=0.5)
+        def picture() -> None:
+            image = cam.frame()
+            if image is None:
+                st.caption("Waiting for the first picture ...")
+            else:
+                st.image(image[:, :, ::-1], width="stretch")
+
+        picture()
 
 
 def live_camera() -> None:
@@ -837,12 +854,12 @@ def main() -> None:
         setup_screen(referee)
     elif view == "Match table":
         table_screen(referee)
-    elif state.game is not None and not state.game.over and st.session_state.get("camera_source") == "live":
+    elif state.game is not None and not state.game.over and st.session_state.get("camera_source") in ("live", "server"):
         main_col, camera_col = st.columns([3, 2], gap="large")
         with main_col:
             game_screen(referee)
         with camera_col:
-            live_camera()
+            live_camera() if st.session_state.get("camera_source") == "live" else server_camera_view()
     else:
         game_screen(referee)
     watch_other_tabs(referee)

@@ -224,23 +224,57 @@ def decode(data: bytes) -> np.ndarray | None:
 
 
 class ServerCamera:
-    """A camera plugged into the machine that runs the server (a USB webcam), read with OpenCV."""
+    """A camera on the machine that runs the server: a USB webcam by number (``0``) or device path
+    (``/dev/video2``), or a video file (played in a loop at its own pace). A thread reads it into a
+    :class:`LiveFeed`, so calls are read exactly as with the browser's camera."""
 
-    def __init__(self, index: int) -> None:
+    def __init__(self, source: str) -> None:
         import cv2
 
-        self.index = index
-        self.capture = cv2.VideoCapture(index)
+        self.source = source.strip()
+        self.is_file = not self.source.isdigit() and not self.source.startswith("/dev/")
+        self.capture = cv2.VideoCapture(int(self.source) if self.source.isdigit() else self.source)
+        self.fps = float(self.capture.get(cv2.CAP_PROP_FPS) or 0) or 15.0
+        self.feed = LiveFeed()
         self.lock = threading.Lock()
+        self.latest: np.ndarray | None = None
+        self.frames = 0
+        self._stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, name=f"server-camera-{self.source}", daemon=True)
+        if self.ok:
+            self.thread.start()
 
     @property
     def ok(self) -> bool:
         return bool(self.capture.isOpened())
 
-    def frame(self) -> np.ndarray | None:
-        with self.lock:
+    def _run(self) -> None:
+        import cv2
+
+        period = 1.0 / min(self.fps, 30.0)
+        while not self._stop.is_set():
+            started = time.monotonic()
             ok, image = self.capture.read()
-        return image if ok else None
+            if not ok:
+                if self.is_file and self.frames:
+                    self.capture.set(cv2.CAP_PROP_POS_FRAMES, 0)  # loop the file
+                    continue
+                time.sleep(0.1)
+                continue
+            shown = self.feed.process(image)
+            with self.lock:
+                self.latest = shown
+                self.frames += 1
+            if self.is_file:  # a file plays at its own frame rate, like a camera
+                time.sleep(max(0.0, period - (time.monotonic() - started)))
+
+    def frame(self) -> np.ndarray | None:
+        """The latest picture, with the reader's boxes drawn on it."""
+        with self.lock:
+            return None if self.latest is None else self.latest.copy()
 
     def close(self) -> None:
+        self._stop.set()
+        if self.thread.is_alive():
+            self.thread.join(timeout=2)
         self.capture.release()

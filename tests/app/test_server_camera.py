@@ -1,0 +1,95 @@
+"""The camera on the server (a USB webcam, or here a video file in its place), read into the app."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import cv2
+import pytest
+
+from assistant import Rank
+from tests.e2e.video import scene, table
+from ui import camera
+
+from .conftest import click, deal, open_app, text
+from .test_flows import stored_state
+
+
+@pytest.fixture(autouse=True)
+def close_server_cameras():
+    """The app keeps server cameras in st.cache_resource; clearing it releases them (their threads stop)."""
+    yield
+    import streamlit as st
+
+    st.cache_resource.clear()
+    deadline = time.time() + 5
+    while time.time() < deadline and any(t.name.startswith("server-camera-") for t in threading.enumerate()):
+        time.sleep(0.1)
+    assert not [t.name for t in threading.enumerate() if t.name.startswith("server-camera-")]
+
+
+@pytest.fixture
+def cards_video(tmp_path):
+    """A short video: an empty table, then an ace of hearts and a nine of clubs face up."""
+    path = tmp_path / "table.avi"
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 15, (640, 480))
+    empty = table()
+    flipped, _ = scene([("A", "heart"), ("9", "club")])
+    for _ in range(5):
+        writer.write(empty)
+    for _ in range(25):
+        writer.write(flipped)
+    writer.release()
+    assert path.stat().st_size > 10_000
+    return path
+
+
+def test_server_camera_reads_a_video_in_a_loop(cards_video):
+    cam = camera.ServerCamera(str(cards_video))
+    try:
+        assert cam.ok and cam.is_file
+        deadline = time.time() + 10
+        while cam.frames < 40 and time.time() < deadline:  # more frames than the file holds: it loops
+            time.sleep(0.1)
+        assert cam.frames >= 40
+        assert cam.frame().shape == (480, 640, 3)
+    finally:
+        cam.close()
+    assert not cam.thread.is_alive()
+
+
+def test_a_missing_server_camera_is_reported(db, monkeypatch, tmp_path):
+    monkeypatch.setenv("CHEAT_REFEREE_CAMERA", "server")
+    monkeypatch.setenv("CHEAT_REFEREE_SERVER_CAMERA", str(tmp_path / "no-such-camera.avi"))
+    at = deal(open_app(), "Sam", "Maya")
+    assert any("cannot open the camera" in e.value for e in at.error)
+    assert "Sam's turn" in text(at)  # the game goes on by hand
+
+
+def test_a_call_read_from_the_server_camera(db, monkeypatch, cards_video):
+    monkeypatch.setenv("CHEAT_REFEREE_CAMERA", "server")
+    monkeypatch.setenv("CHEAT_REFEREE_SERVER_CAMERA", str(cards_video))
+    at = deal(open_app(), "Sam", "Maya")
+    assert "Camera on the server" in text(at)
+    deadline = time.time() + 10
+    while not at.get("image") and time.time() < deadline:  # the picture shows once the first frame is in
+        time.sleep(0.3)
+        at.run()
+    assert at.get("image"), "the server camera's picture is shown"
+    click(at, "play_2")  # Sam: two aces
+    click(at, "cheat_Maya")
+    if camera.load_reader() is None:
+        assert "not installed" in " ".join(i.value for i in at.info)
+        pytest.skip(f"the card reader is not available: {camera.reader_problem()}")
+    deadline = time.time() + 20
+    while "picks up" not in text(at) and time.time() < deadline:
+        time.sleep(0.3)
+        at.run()
+    page = text(at)
+    verdict = stored_state(db).state.game.last_call
+    if verdict is None:  # the reader was not sure: the app must not have decided alone
+        assert "Camera reads" in page
+        pytest.fail(f"no verdict from the camera in 20 s; the page said: {page[-300:]}")
+    assert sorted(verdict.revealed, key=list(Rank).index) == [Rank.ACE, Rank.NINE]
+    assert "Lie: Sam picks up 2 cards" in page
