@@ -775,6 +775,8 @@ def table_screen(referee: Referee) -> None:
         }, hide_index=True, key="history")
     else:
         st.caption("No game finished yet in this sitting.")
+    if referee.sitting.can_undo and referee.sitting.log and isinstance(referee.sitting.log[-1], Winner):
+        st.button("Undo the last result", key="undo_result", on_click=act, args=(Undo(),))
     d1, d2 = st.columns(2)
     d1.download_button("Download the match table (CSV)", referee.table_csv(), file_name="match-table.csv",
                        mime="text/csv", key="csv", on_click="ignore")

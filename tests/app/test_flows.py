@@ -292,6 +292,9 @@ def test_match_table_one_tap_winner_standing_history_csv(db):
     assert list(history["Winner"]) == ["Alice", "Ben", "Alice"]
     assert list(history["Tracked"]) == ["one tap"] * 3
     assert at.get("vega_lite_chart"), "the standing has a bar chart"
+    click(at, "undo_result")
+    assert stored_state(db).state.table.scores() == {"Alice": 1, "Ben": 1, "Cara": 0, "Dev": 0}
+    click(at, "winner_Alice")
     csv = referee.table_csv().splitlines()
     assert csv[0].startswith("game,kind,tracked,first") and csv[1].startswith("1,match,no,Alice")
     assert len(at.get("download_button")) == 2

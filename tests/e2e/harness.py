@@ -221,6 +221,7 @@ def play_game(work: Path, shots: Path | None) -> dict:
         run.see("Maya calls Cheat! on Sam")
         automatic = False
         if result["reader"]:
+            run.shot(shots, "call.png")
             try:
                 run.page.locator(".cr-verdict").first.wait_for(state="visible", timeout=15_000)
                 automatic = True
