@@ -410,6 +410,11 @@ def reveal_edit(action: str, rank: str | None = None) -> None:
     call["from_reader"] = False
 
 
+#: Keyboard keys for the reveal buttons (the number of cards played is keys 1 to 8 on the game screen).
+REVEAL_KEYS = {Rank.ACE: "A", Rank.TEN: "0", Rank.JACK: "J", Rank.QUEEN: "Q", Rank.KING: "K",
+               **{r: r.value for r in CLAIMABLE if r.value.isdigit() and len(r.value) == 1}}
+
+
 def apply_call(caller: str, ranks: tuple[Rank, ...]) -> None:
     if record(Call(caller, ranks)):
         cancel_call()
@@ -500,7 +505,7 @@ def game_screen(referee: Referee) -> None:
         last = referee.sitting.log[-1] if referee.sitting.log else None
         undo_label = "Undo the last action" if last is None else f"Undo ({event_name(last).replace('_', ' ')})"
     st.button(undo_label, key="undo", disabled=not referee.sitting.can_undo, help="Takes back the last action",
-              on_click=act, args=(Undo(),))
+              on_click=act, args=(Undo(),), shortcut="Ctrl+Z")
 
 
 def action_panel(referee: Referee, game, log_len: int) -> None:
@@ -535,7 +540,7 @@ def action_panel(referee: Referee, game, log_len: int) -> None:
         for n in range(1, shown_top + 1):
             label = f"{n} × {rank.value}" if choice else str(n)
             key = f"play_{rank.value}_{n}" if choice else f"play_{n}"
-            cols[n - 1 + offset].button(label, key=key, type="primary", width="stretch",
+            cols[n - 1 + offset].button(label, key=key, type="primary", width="stretch", shortcut=None if choice else str(n),
                                         on_click=act, args=(Play(player, n, rank if choice else None),))
     if top > shown_top:
         m1, m2, m3 = st.columns([2, 2, 2], vertical_alignment="bottom")
@@ -575,7 +580,8 @@ def call_panel(referee: Referee, game, call: dict) -> None:
     ranks = list(CLAIMABLE) + ([Rank.JOKER] if game.rules.jokers else [])
     cols = st.columns(7)
     for i, rank in enumerate(ranks):
-        cols[i % 7].button(rank.value, key=f"reveal_add_{rank.value}", on_click=reveal_edit, args=("add", rank.value), width="stretch")
+        cols[i % 7].button(rank.value, key=f"reveal_add_{rank.value}", on_click=reveal_edit, args=("add", rank.value),
+                           width="stretch", shortcut=REVEAL_KEYS.get(rank))
     b1, b2, b3 = st.columns(3)
     b1.button("Back one card", key="reveal_back", on_click=reveal_edit, args=("back",))
     b2.button("Clear", key="reveal_clear", on_click=reveal_edit, args=("clear",))
