@@ -531,17 +531,18 @@ def action_panel(referee: Referee, game, log_len: int) -> None:
     st.markdown(f"<div class='cr-sub'>{esc(player)} lays down how many cards? One tap:</div>", unsafe_allow_html=True)
     ranks = game.ranks_allowed
     choice = len(ranks) > 1
+    per_row = 4
     for rank in ranks:
-        cols = st.columns(max(shown_top, 1) + (1 if choice else 0))
-        offset = 0
         if choice:
-            cols[0].markdown(f"**{esc(words.rank_plural(rank))}**")
-            offset = 1
-        for n in range(1, shown_top + 1):
-            label = f"{n} × {rank.value}" if choice else str(n)
-            key = f"play_{rank.value}_{n}" if choice else f"play_{n}"
-            cols[n - 1 + offset].button(label, key=key, type="primary", width="stretch", shortcut=None if choice else str(n),
-                                        on_click=act, args=(Play(player, n, rank if choice else None),))
+            st.markdown(f"**{esc(words.rank_plural(rank).capitalize())}**")
+        for row_start in range(1, shown_top + 1, per_row):
+            cols = st.columns(per_row)
+            for n in range(row_start, min(row_start + per_row, shown_top + 1)):
+                label = f"{n} × {rank.value}" if choice else str(n)
+                key = f"play_{rank.value}_{n}" if choice else f"play_{n}"
+                cols[(n - 1) % per_row].button(label, key=key, type="primary", width="stretch",
+                                               shortcut=None if choice else str(n),
+                                               on_click=act, args=(Play(player, n, rank if choice else None),))
     if top > shown_top:
         m1, m2, m3 = st.columns([2, 2, 2], vertical_alignment="bottom")
         many = m1.number_input("More cards", min_value=1, max_value=top, value=shown_top + 1, key="play_many_n")
@@ -867,7 +868,10 @@ def main() -> None:
         with main_col:
             game_screen(referee)
         with camera_col:
-            live_camera() if st.session_state.get("camera_source") == "live" else server_camera_view()
+            if st.session_state.get("camera_source") == "live":
+                live_camera()
+            else:
+                server_camera_view()
     else:
         game_screen(referee)
     watch_other_tabs(referee)
