@@ -382,6 +382,7 @@ def active_feed() -> camera.LiveFeed | None:
 
 def start_call(caller: str, log_len: int) -> None:
     st.session_state["call"] = {"caller": caller, "log_len": log_len, "ranks": [], "from_reader": False}
+    st.query_params["call"] = f"{log_len}:{caller}"  # a reload keeps the call open
     feed = active_feed()
     if feed is not None:
         feed.arm()
@@ -389,6 +390,7 @@ def start_call(caller: str, log_len: int) -> None:
 
 def cancel_call() -> None:
     st.session_state.pop("call", None)
+    st.query_params.pop("call", None)
     feed = active_feed()
     if feed is not None:
         feed.disarm()
@@ -437,6 +439,13 @@ def game_screen(referee: Referee) -> None:
         return
 
     call = st.session_state.get("call")
+    if call is None and st.query_params.get("call"):  # a reload during a call: open it again
+        at, _, caller = str(st.query_params["call"]).partition(":")
+        if at == str(log_len) and game.awaiting_call and caller in game.players:
+            start_call(caller, log_len)
+            call = st.session_state["call"]
+        else:
+            st.query_params.pop("call", None)
     if call is not None and (not game.awaiting_call or (call["log_len"] is not None and call["log_len"] != log_len)):
         cancel_call()
         call = None
@@ -800,7 +809,7 @@ def watch_other_tabs(referee: Referee) -> None:
     @st.fragment(run_every=2)
     def watch() -> None:
         try:
-            stored = len(referee.store.events(referee.sitting_id))
+            stored = next((s.events for s in referee.store.sittings() if s.id == referee.sitting_id), None)
         except StorageError:
             return
         if stored != len(referee.sitting.log):

@@ -356,3 +356,29 @@ def test_a_database_that_cannot_be_opened_is_reported(tmp_path, monkeypatch):
     monkeypatch.setenv("CHEAT_REFEREE_CAMERA", "none")
     at = open_app()
     assert any("cannot open its database" in e and str(folder) in e for e in errors(at))
+
+
+def test_a_reload_during_a_call_keeps_the_call_open(db):
+    at = deal(open_app(), "Sam", "Maya", "Leo")
+    click(at, "play_2")
+    click(at, "cheat_Leo")
+    # a reload keeps the address (the sitting and the open call) but nothing else of the session
+    from streamlit.testing.v1 import AppTest
+
+    from .conftest import APP
+
+    again = AppTest.from_file(APP, default_timeout=30)
+    for key, value in at.query_params.items():
+        again.query_params[key] = value
+    again.run()
+    assert "Leo calls Cheat! on Sam" in text(again)
+    click(again, "reveal_honest")
+    click(again, "apply_verdict")
+    assert "Honest: Leo picks up 2 cards" in text(again)
+    assert "call" not in again.query_params
+    # a call left open in an address that is out of date is dropped
+    stale = AppTest.from_file(APP, default_timeout=30)
+    for key, value in at.query_params.items():
+        stale.query_params[key] = value
+    stale.run()
+    assert "calls Cheat!" not in text(stale) and "Maya's turn" in text(stale)
