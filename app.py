@@ -479,7 +479,8 @@ def game_screen(referee: Referee) -> None:
 
     if verdict_fresh:
         kind = "cr-lie" if verdict.lie else "cr-honest"
-        st.markdown(f"<div class='cr-verdict {kind}'>{esc(verdict.announcement())}</div>", unsafe_allow_html=True)
+        st.markdown(f"<div class='cr-verdict {kind}' data-verdict='{referee.sitting_id}:{log_len}'>"
+                    f"{esc(verdict.announcement())}</div>", unsafe_allow_html=True)
         shown = ", ".join(r.value for r in verdict.revealed)
         st.markdown(f"<div class='cr-sub'>{esc(verdict.caller)} called {esc(verdict.challenged)}'s "
                     f"{esc(words.claim_text(verdict.claim))}: the cards were {esc(shown)}</div>", unsafe_allow_html=True)

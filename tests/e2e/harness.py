@@ -39,7 +39,8 @@ VERDICT_WATCH = """
   const look = () => {
     for (const el of document.querySelectorAll('.cr-verdict')) {
       const text = el.textContent.trim();
-      if (!seen.has(el)) { seen.add(el); window.__verdicts.push({t: Date.now() / 1000, text}); }
+      const key = el.getAttribute('data-verdict') || text;
+      if (!seen.has(key)) { seen.add(key); window.__verdicts.push({t: Date.now() / 1000, text, key}); }
     }
   };
   new MutationObserver(look).observe(document.body, {childList: true, subtree: true});
