@@ -108,7 +108,6 @@ def record(event) -> bool:
     except CheatError as error:
         flash("error", str(error))
         return False
-    st.session_state["_dirty"] = True
     return True
 
 
@@ -195,6 +194,7 @@ def sidebar(store: SqliteStore, sittings, chosen) -> None:
 def reset_session_ui() -> None:
     for key in ("call", "seats"):
         st.session_state.pop(key, None)
+    st.query_params.pop("call", None)
 
 
 # --- setup --------------------------------------------------------------------------------------
@@ -307,8 +307,14 @@ def setup_screen(referee: Referee) -> None:
                    f"the first seats get the extra cards.")
         st.dataframe({"Player": seats, "Cards dealt": [dealt[name] for name in seats],
                       "": ["dealer" if name == dealer else "" for name in seats]}, hide_index=True, key="deal_table")
+        if first_rule == "Dealer's left":
+            st.caption(f"{order_from_left[0]} plays first and claims aces.")
+        else:
+            st.caption("The first player is drawn at random when the cards are dealt.")
     for problem in problems:
         st.warning(problem)
+    if previous is not None and not previous.over:
+        st.info("A game is still in progress: dealing a new one abandons it (it gets no row on the match table).")
     st.button("Deal and start the game", key="deal", type="primary", disabled=bool(problems),
               on_click=deal, args=(tuple(seats), dealer, rules, first_rule == "Chosen at random"))
 
