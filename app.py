@@ -595,9 +595,11 @@ def call_panel(referee: Referee, game, call: dict) -> None:
     st.button(f"All {words.claim_text(claim)}: honest", key="reveal_honest", on_click=reveal_edit,
               args=("honest", f"{claim.count}:{claim.rank.value}"))
     ranks = list(CLAIMABLE) + ([Rank.JOKER] if game.rules.jokers else [])
-    cols = st.columns(7)
+    per_row = 5
     for i, rank in enumerate(ranks):
-        cols[i % 7].button(rank.value, key=f"reveal_add_{rank.value}", on_click=reveal_edit, args=("add", rank.value),
+        if i % per_row == 0:
+            cols = st.columns(per_row)
+        cols[i % per_row].button(rank.value, key=f"reveal_add_{rank.value}", on_click=reveal_edit, args=("add", rank.value),
                            width="stretch", shortcut=REVEAL_KEYS.get(rank))
     b1, b2, b3 = st.columns(3)
     b1.button("Back one card", key="reveal_back", on_click=reveal_edit, args=("back",))

@@ -124,8 +124,17 @@ def _ranks(values: Sequence[Any]) -> tuple[Rank, ...]:
 
 
 def _why(detections: Any) -> str:
-    reasons = list(getattr(detections, "reasons", []) or [])
-    return "; ".join(reasons) if reasons else "the reader is unsure of a card"
+    """Why the reader abstained, in a few words for the table (the reader's own reasons are longer)."""
+    reasons = " ".join(getattr(detections, "reasons", []) or [])
+    guesses = " ".join(r.value if r is not None else "?" for r in getattr(detections, "rank", []))
+    if not len(detections):
+        return "no cards in view yet"
+    parts = []
+    if "count" in reasons or "more than one way" in reasons:
+        parts.append("unsure how many cards")
+    if "confiden" in reasons or not parts:
+        parts.append("unsure of a card")
+    return ", ".join(parts) + (f" (best guess: {guesses})" if guesses else "")
 
 
 @dataclass
