@@ -187,7 +187,7 @@ def sidebar(store: SqliteStore, sittings, chosen) -> None:
                           help="0 is the first camera plugged into this machine; /dev/video2 names one; a video file plays in a loop")
         problem = camera.reader_problem()
         if problem:
-            st.caption(f"Card reader not available ({problem}); the revealed cards are entered by hand.")
+            st.caption(f"Card reader not available ({problem.split(': ', 1)[-1]}): the revealed cards are tapped in by hand.")
         st.caption("Privacy: pictures are read on this machine and never stored or sent anywhere.")
 
 
@@ -306,7 +306,8 @@ def setup_screen(referee: Referee) -> None:
         st.caption(f"{rules.deck_size} cards, one at a time from {order_from_left[0]} (the dealer's left); "
                    f"the first seats get the extra cards.")
         st.dataframe({"Player": seats, "Cards dealt": [dealt[name] for name in seats],
-                      "": ["dealer" if name == dealer else "" for name in seats]}, hide_index=True, key="deal_table")
+                      "Role": ["dealer" if name == dealer else ("plays first" if name == order_from_left[0] else "")
+                               for name in seats]}, hide_index=True, key="deal_table")
         if first_rule == "Dealer's left":
             st.caption(f"{order_from_left[0]} plays first and claims aces.")
         else:
