@@ -306,7 +306,7 @@ def setup_screen(referee: Referee) -> None:
         st.caption(f"{rules.deck_size} cards, one at a time from {order_from_left[0]} (the dealer's left); "
                    f"the first seats get the extra cards.")
         st.dataframe({"Player": seats, "Cards dealt": [dealt[name] for name in seats],
-                      "Role": ["dealer" if name == dealer else ("plays first" if name == order_from_left[0] else "")
+                      "Role": ["dealer" if name == dealer else ("plays first" if name == order_from_left[0] and first_rule == "Dealer's left" else "")
                                for name in seats]}, hide_index=True, key="deal_table")
         if first_rule == "Dealer's left":
             st.caption(f"{order_from_left[0]} plays first and claims aces.")
