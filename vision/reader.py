@@ -264,8 +264,8 @@ class CardReader:
             total = sum(by_suit.values())
             best = max(by_suit, key=by_suit.get) if by_suit else None
             suit.append(best if best and total > 0 and by_suit[best] / max(total, 1e-9) >= SUIT_CONFIDENCE else None)
-        conf = det.confidence * rank_probs.max(1)
-        return replace(det, rank=rank, suit=suit, rank_probs=rank_probs, confidence=conf.astype(np.float32))
+        # confidence stays the detector's score at index level; merge() combines it with the rank probability
+        return replace(det, rank=rank, suit=suit, rank_probs=rank_probs)
 
     # -- step 3: indices -> cards
     def merge(self, det: Detections) -> Detections:
@@ -318,7 +318,7 @@ class CardReader:
             r = ranks[int(joint.argmax())]
             suits = {s for s in np.array(det.suit, dtype=object)[m] if s}
             rows_xyxy.append(np.concatenate([det.xyxy[m, :2].min(0), det.xyxy[m, 2:].max(0)]))
-            rows_conf.append(float(joint.max()) * float(det.confidence[m].max() / max(det.rank_probs[m].max(), 1e-6)))
+            rows_conf.append(float(joint.max()) * float(det.confidence[m].max()))
             rows_rank.append(r)
             rows_suit.append(suits.pop() if len(suits) == 1 and r is not Rank.JOKER else None)
             rows_probs.append(joint)

@@ -11,9 +11,9 @@ Steps (each resumable; see ``models/README.md`` for the whole recipe)::
 
     python -m vision.synth --out /work/cards-data/det1 --count 2100 --seed 7            # train decks
     python -m vision.synth --out /work/cards-data/det1 --count 200 --seed 7 --split val # held-out decks
-    python -m vision.train det   --data /work/cards-data/det1 --runs /work/cards-runs --hours 1.0
+    python -m vision.train det   --data /work/cards-data/det1 --runs /work/cards-runs --hours 1.25
     python -m vision.train crops --data /work/cards-data/det1 --out /work/cards-data/cls1
-    python -m vision.train cls   --data /work/cards-data/cls1 --runs /work/cards-runs --epochs 12
+    python -m vision.train cls   --data /work/cards-data/cls1 --runs /work/cards-runs --hours 1.1
     python -m vision.train export --runs /work/cards-runs --models models
 
 Run a step again after an interruption and it resumes from ``last.pt``.
@@ -126,9 +126,10 @@ def cmd_cls(a) -> None:
         YOLO(str(last)).train(resume=True)
         return
     model = YOLO("yolov8n-cls.yaml")
-    model.train(data=str(a.data), imgsz=CLS_IMGSZ, epochs=a.epochs, batch=64, workers=0, device="cpu",
+    model.train(data=str(a.data), imgsz=CLS_IMGSZ, epochs=a.epochs, time=a.hours, batch=64, workers=0, device="cpu",
                 project=str(a.runs), name="cls", exist_ok=True, pretrained=False, fliplr=0.0, flipud=0.0,
                 scale=0.15, hsv_h=0.02, erasing=0.1, auto_augment=None, plots=False, amp=False, seed=0,
+                optimizer="AdamW", lr0=0.002, warmup_epochs=1, dropout=0.1,
                 patience=100, save_period=1)
 
 
@@ -162,6 +163,7 @@ def main(argv=None) -> int:
     k.add_argument("--data", type=Path, required=True)
     k.add_argument("--runs", type=Path, default=Path("/work/cards-runs"))
     k.add_argument("--epochs", type=int, default=12)
+    k.add_argument("--hours", type=float, default=1.0)
     e = sub.add_parser("export")
     e.add_argument("--runs", type=Path, default=Path("/work/cards-runs"))
     e.add_argument("--models", type=Path, default=Path("models"))

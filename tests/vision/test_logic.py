@@ -1,0 +1,155 @@
+"""Reader logic that needs no model: image loading errors, merging indices into cards, the stabiliser."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from assistant.cards import Rank
+from vision.reader import CardReader, Detections, ImageError, Stabiliser, load_image
+
+
+def test_missing_file_says_so(tmp_path):
+    with pytest.raises(ImageError, match="no such file"):
+        load_image(tmp_path / "nope.jpg")
+
+
+def test_empty_file_says_so(tmp_path):
+    p = tmp_path / "empty.jpg"
+    p.write_bytes(b"")
+    with pytest.raises(ImageError, match="empty file"):
+        load_image(p)
+
+
+def test_corrupt_file_says_so(tmp_path):
+    p = tmp_path / "corrupt.jpg"
+    p.write_bytes(b"\xff\xd8\xff\xe0 this is not really a jpeg" * 10)
+    with pytest.raises(ImageError, match="not a readable image"):
+        load_image(p)
+
+
+def test_directory_is_not_an_image(tmp_path):
+    with pytest.raises(ImageError, match="directory"):
+        load_image(tmp_path)
+
+
+@pytest.mark.parametrize("arr, why", [
+    (np.zeros((0, 0, 3), np.uint8), "empty image"),
+    (np.zeros((40, 40, 5), np.uint8), "HxWx3"),
+    (np.zeros((8, 8, 3), np.uint8), "too small"),
+])
+def test_bad_arrays(arr, why):
+    with pytest.raises(ImageError, match=why):
+        load_image(arr)
+
+
+def test_not_an_image_type():
+    with pytest.raises(ImageError, match="expected an image path or a numpy"):
+        load_image(12345)
+
+
+def test_grey_and_bgra_become_bgr():
+    assert load_image(np.zeros((32, 32), np.uint8)).shape == (32, 32, 3)
+    assert load_image(np.zeros((32, 32, 4), np.uint8)).shape == (32, 32, 3)
+
+
+def _indices(rows):
+    """Index-level detections from (x0, y0, x1, y1, rank, suit) rows, read with certainty."""
+    n = len(rows)
+    ranks = list(Rank)
+    probs = np.zeros((n, len(Rank)), np.float32)
+    for i, r in enumerate(rows):
+        probs[i, ranks.index(Rank(r[4]))] = 1.0
+    return Detections("index", np.array([r[:4] for r in rows], np.float32), np.ones(n, np.float32),
+                      [Rank(r[4]) for r in rows], [r[5] for r in rows], probs, np.full(n, -1), image_size=(640, 480))
+
+
+@pytest.fixture(scope="module")
+def merger():
+    # merge() uses only the thresholds, not the sessions
+    r = CardReader.__new__(CardReader)
+    r.rank_confidence = 0.5
+    return r
+
+
+def test_two_indices_of_one_card_make_one_card(merger):
+    # index boxes 20x30 (size ~24), a card diagonal ~150 px apart
+    det = _indices([(100, 100, 120, 130, "K", "S"), (200, 210, 220, 240, "K", "S")])
+    cards = merger.merge(det)
+    assert cards.count == 1 and cards.rank == [Rank.KING] and cards.suit == ["S"]
+    assert not cards.abstain
+    assert list(cards.indices.card) == [0, 0]
+
+
+def test_same_rank_other_suit_are_two_cards(merger):
+    det = _indices([(100, 100, 120, 130, "K", "S"), (200, 210, 220, 240, "K", "H")])
+    assert merger.merge(det).count == 2
+
+
+def test_fan_of_corners_counts_each_card(merger):
+    # a fan: only the top-left indices show, 25 px apart (too close to be one card's two corners)
+    det = _indices([(100 + 25 * i, 100, 120 + 25 * i, 130, r, s)
+                    for i, (r, s) in enumerate([("9", "S"), ("9", None), ("Q", "D"), ("A", "C")])])
+    cards = merger.merge(det)
+    assert cards.count == 4
+    assert sorted(r.value for r in cards.rank) == ["9", "9", "A", "Q"]
+
+
+def test_ambiguous_pairing_abstains(merger):
+    det = _indices([(100, 100, 120, 130, "7", None), (200, 210, 220, 240, "7", None), (300, 100, 320, 130, "7", None)])
+    assert merger.merge(det).abstain
+
+
+def test_unsure_rank_abstains(merger):
+    det = _indices([(100, 100, 120, 130, "5", "S")])
+    det.rank_probs[0] = 0.0
+    det.rank_probs[0, 4], det.rank_probs[0, 3], det.rank_probs[0, 8] = 0.45, 0.4, 0.15
+    cards = merger.merge(det)
+    assert cards.abstain and "not read confidently" in cards.reasons[0]
+
+
+def test_nothing_found_abstains(merger):
+    cards = merger.merge(Detections.empty("index", (640, 480)))
+    assert cards.count == 0 and cards.abstain
+
+
+def test_json_shape(merger):
+    j = merger.merge(_indices([(100, 100, 120, 130, "10", "H")])).to_json("x.jpg")
+    assert j["image"] == "x.jpg" and j["count"] == 1 and j["abstain"] is False
+    assert j["cards"][0]["rank"] == "10" and j["cards"][0]["suit"] == "H"
+    assert len(j["cards"][0]["box"]) == 4 and 0 <= j["cards"][0]["confidence"] <= 1
+    assert j["cards"][0]["box"] == [100.0, 100.0, 120.0, 130.0]
+
+
+def _reading(ranks, abstain=False):
+    det = _indices([(10 * i, 0, 10 * i + 5, 5, r, None) for i, r in enumerate(ranks)])
+    det.abstain = abstain
+    return det
+
+
+def test_stabiliser_needs_votes_and_agreement():
+    s = Stabiliser(window=10, min_votes=3)
+    assert not s.update(_reading(["K", "K"])).stable
+    assert not s.update(_reading(["K", "Q"])).stable
+    assert not s.update(_reading(["K", "K"])).stable
+    r = s.update(_reading(["K", "K"]))
+    assert r.stable and r.ranks == ("K", "K") and r.count == 2 and r.votes == 3
+    # a jumpy frame breaks "the latest agrees"
+    assert not s.update(_reading(["K"])).stable
+    # abstaining frames vote for nothing
+    assert not s.update(_reading(["K", "K"], abstain=True)).stable
+    assert s.update(_reading(["K", "K"])).stable
+
+
+def test_stabiliser_window_forgets():
+    s = Stabiliser(window=3, min_votes=2)
+    for _ in range(3):
+        s.update(_reading(["A"]))
+    for _ in range(2):
+        r = s.update(_reading(["2"]))
+    assert r.stable and r.ranks == ("2",)
+
+
+def test_stabiliser_rejects_bad_settings():
+    with pytest.raises(ValueError):
+        Stabiliser(window=3, min_votes=4)

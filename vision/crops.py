@@ -1,0 +1,142 @@
+"""Synthetic training crops for the index classifier, rendered directly (much cheaper than whole scenes).
+
+    python -m vision.crops --out DIR --count N --seed S [--split train|val]
+
+Each sample: one card of a deck (train or held-out designs, as in ``vision.synth``) turned to any angle
+and scaled so its corner index is 12 to 70 px tall, laid on a procedural table with, sometimes, a card
+under it and a card over it (never over the index), lit, blurred, noised and JPEG-compressed; then cut
+exactly as the reader cuts a detected index (``vision.reader.square_crop`` around the index's box, with
+a little jitter). Writes ``DIR/{split}/{CLASS}/NNNNNNN.png`` with CLASS in ``vision.train.CLS_NAMES``.
+Decks whose art renders smaller than 200 px are skipped (their indices would be upscaled mush).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision import synth
+from vision.reader import square_crop
+from vision.train import CLS_NAMES
+
+
+def _place(card, box, index_h, angle, canvas, center):
+    """Homography putting the card's index box centre at ``center`` with index height ``index_h``."""
+    ch, cw = card.shape[:2]
+    bx, by = (box[0] + box[2]) / 2 * cw, (box[1] + box[3]) / 2 * ch
+    s = index_h / ((box[3] - box[1]) * ch)
+    a = np.deg2rad(angle)
+    c, si = np.cos(a) * s, np.sin(a) * s
+    M = np.array([[c, -si, 0], [si, c, 0], [0, 0, 1]], np.float64)
+    T0 = np.array([[1, 0, -bx], [0, 1, -by], [0, 0, 1]], np.float64)
+    T1 = np.array([[1, 0, center[0]], [0, 1, center[1]], [0, 0, 1]], np.float64)
+    return T1 @ M @ T0
+
+
+def _paste(img, card, H, rng):
+    h, w = img.shape[:2]
+    P = H.copy()
+    P[2, :2] += rng.normal(0, 2e-4, 2)  # a little perspective
+    warped = cv2.warpPerspective(card, P, (w, h), flags=cv2.INTER_AREA)
+    a = warped[:, :, 3:4].astype(np.float32) / 255
+    if rng.random() < 0.6:  # shadow
+        sh = cv2.GaussianBlur(np.roll(a[..., 0], (int(rng.integers(-3, 4)), int(rng.integers(-3, 4))), (0, 1)), (0, 0), 2)
+        img *= 1 - sh[..., None] * rng.uniform(0.2, 0.5)
+    img[:] = img * (1 - a) + warped[:, :, :3].astype(np.float32) * a
+    return P
+
+
+def sample(rng, bank: synth.ArtBank, decks):
+    di = decks[int(rng.integers(0, len(decks)))]
+    name, folder, codes, _ = bank.decks[di]
+    code = codes[int(rng.integers(0, len(codes)))]
+    card, boxes = bank.card(di, code)
+    if not boxes:
+        return None
+    box = boxes[int(rng.integers(0, len(boxes)))]
+    index_h = float(np.exp(rng.uniform(np.log(12), np.log(70))))
+    S = int(index_h * 4)
+    img = synth.background(rng, S, S)
+    angle = rng.uniform(0, 360)
+    center = (S / 2, S / 2)
+    # a card under it (a fan or pile), shifted and turned a little
+    if rng.random() < 0.5:
+        code2 = codes[int(rng.integers(0, len(codes)))]
+        card2, boxes2 = bank.card(di, code2)
+        off = rng.normal(0, index_h * 1.2, 2)
+        H2 = _place(card2, boxes2[0] if boxes2 else box, index_h, angle + rng.normal(0, 15),
+                    None, (center[0] + off[0], center[1] + off[1]))
+        _paste(img, card2, H2, rng)
+    H = _paste(img, card, _place(card, box, index_h, angle, None, center), rng)
+    # a card over it, beside the index (covers the card's body, not its index)
+    if rng.random() < 0.35:
+        code3 = codes[int(rng.integers(0, len(codes)))]
+        card3, boxes3 = bank.card(di, code3)
+        d = rng.uniform(0, 2 * np.pi)
+        dist = index_h * rng.uniform(1.4, 2.2)
+        H3 = _place(card3, boxes3[0] if boxes3 else box, index_h, angle + rng.normal(0, 10),
+                    None, (center[0] + np.cos(d) * dist * 1.6, center[1] + np.sin(d) * dist * 1.6))
+        _paste(img, card3, H3, rng)
+    if rng.random() < 0.15:  # a fingertip near the index
+        synth.finger(rng, img, np.zeros(img.shape[:2], np.int32), S, S)
+    ch, cw = card.shape[:2]
+    q = np.float32([[box[0] * cw, box[1] * ch], [box[2] * cw, box[1] * ch], [box[2] * cw, box[3] * ch], [box[0] * cw, box[3] * ch]])
+    q = cv2.perspectiveTransform(q[None], H.astype(np.float32))[0]
+    bb = (*q.min(0), *q.max(0))
+    # photometric: the scene's, but milder blur (crops must stay readable to be learnable)
+    light = 0.6 + 0.6 * synth._lowfreq(rng, S, S, S / rng.uniform(0.5, 2))
+    img = img * light[..., None] * rng.normal(1, 0.08, 3) * rng.uniform(0.6, 1.25)
+    if rng.random() < 0.3:
+        yy, xx = np.mgrid[0:S, 0:S].astype(np.float32)
+        r = rng.uniform(5, S / 2)
+        img = img + np.exp(-((xx - rng.uniform(0, S)) ** 2 + (yy - rng.uniform(0, S)) ** 2) / (2 * r * r))[..., None] * rng.uniform(40, 160)
+    img = np.clip(img, 0, 255)
+    if rng.random() < 0.6:
+        img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.3, 0.25 + index_h / 40))
+    img = np.clip(img + rng.normal(0, rng.uniform(0, 8), img.shape), 0, 255).astype(np.uint8)
+    if rng.random() < 0.08:
+        img = cv2.cvtColor(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+    img = cv2.imdecode(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(35, 96))])[1], cv2.IMREAD_COLOR)
+    crop = square_crop(img, bb, pad=float(rng.uniform(0.15, 0.35)), size=48, jitter=rng.normal(0, 0.06, 3))
+    label = "JOKER" if code.startswith("JOKER") else code
+    return crop, label
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m vision.crops")
+    p.add_argument("--out", required=True, type=Path)
+    p.add_argument("--count", required=True, type=int)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--split", choices=["train", "val"], default="train")
+    p.add_argument("--art-cache", type=Path, default=Path("/work/cards-data/art"))
+    a = p.parse_args(argv)
+    bank = synth.ArtBank(a.art_cache, a.split)
+    decks = [i for i, d in enumerate(bank.decks)
+             if cv2.imread(str(d[1] / "AS.png"), cv2.IMREAD_UNCHANGED).shape[0] >= 200]
+    print(f"[crops] {len(decks)} decks: {', '.join(bank.decks[i][0] for i in decks)}", file=sys.stderr)
+    for name in CLS_NAMES:
+        (a.out / a.split / name).mkdir(parents=True, exist_ok=True)
+    t0 = time.time()
+    i = n = 0
+    while n < a.count:
+        rng = np.random.default_rng([a.seed, i, 7 if a.split == "train" else 8])
+        i += 1
+        s = sample(rng, bank, decks)
+        if s is None:
+            continue
+        crop, label = s
+        cv2.imwrite(str(a.out / a.split / label / f"{n:07d}.png"), crop)
+        n += 1
+        if n % 200 == 0 or n == a.count:
+            synth._bar(n, a.count, t0)
+    sys.stderr.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
