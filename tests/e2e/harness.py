@@ -95,7 +95,7 @@ class Run:
             ],
         )
         self.page = self.browser.new_page(viewport={"width": 1280, "height": 1000})
-        self.page.set_default_timeout(20_000)
+        self.page.set_default_timeout(30_000)
         self.page.goto(f"http://127.0.0.1:{self.port}/")
         self.page.evaluate(VERDICT_WATCH)
 
