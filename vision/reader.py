@@ -42,7 +42,7 @@ DET_THRESHOLD = 0.35
 #: Suit reported only above this probability.
 SUIT_CONFIDENCE = 0.6
 #: Distance between the two indices of one card, in index sizes (sqrt of box area).
-PAIR_RANGE = (2.8, 11.0)
+PAIR_RANGE = (3.0, 8.5)
 
 
 class ImageError(ValueError):

@@ -1,10 +1,15 @@
 """Train the index classifier (``index-cls.onnx``): a small plain CNN in PyTorch (training venv only).
 
-    python -m vision.train_cls --data /work/cards-data/cls1 --out /work/cards-runs/cls-cnn --minutes 35
+    python -m vision.crops --out /work/cards-data/cls2 --count 32000 --seed 11
+    python -m vision.crops --out /work/cards-data/cls2 --count 2000 --seed 12 --split val
+    python -m vision.train_cls --data /work/cards-data/cls2 --out /work/cards-runs/cls-cnn --minutes 32 --epochs 7
+    python -m vision.train_cls --data /work/cards-data/cls2 --out /work/cards-runs/cls-cnn --export models/index-cls.onnx
 
-Why not ultralytics' yolov8n-cls here: from scratch on these 48 px index crops it reached only 8% top-1
-(train and held-out decks alike) after 5 epochs (~15 min on 2 cores): its stride-2 stem throws away the
-resolution a 12 px glyph needs. This CNN keeps full resolution in its first block.
+Why not ultralytics' yolov8n-cls: from scratch on index crops cut from the synthetic scenes it reached
+only 8% top-1 (on training crops too) after 5 epochs (~15 min on 2 cores); this CNN, which keeps full
+resolution in its first block, did no better on those crops in 2 epochs. The scene crops were the
+problem (fans put several indices in one crop, heavy blur, tiny low-resolution art), so the classifier
+is trained on crops rendered for it (``vision.crops``), where this CNN learns.
 
 Input 1x3x48x48 RGB in 0..1 (the crop cut by ``vision.reader.square_crop``), output 53 softmax probabilities
 in the order of ``CLS_NAMES`` (52 rank+suit codes and JOKER); the names are stored in the ONNX metadata

@@ -1,0 +1,104 @@
+"""The card reader on synthetic validation scenes (held-out deck designs): where the reader's detection
+threshold is chosen, never on realdev.
+
+    python bench/bench_reader_synth.py --data /work/cards-data/det1 [--thresholds 0.1,0.2,0.3]
+
+For each threshold: corner-index precision / recall (IoU >= 0.3 with a labelled index box), the
+classifier's rank accuracy on matched indices, and card-level F1 by rank multiset per image (the
+labelled cards are those with at least one visible index).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from vision.reader import CardReader, load_image  # noqa: E402
+
+
+def iou(a, b):
+    x0, y0 = np.maximum(a[:, None, :2], b[None, :, :2]).transpose(2, 0, 1)
+    x1, y1 = np.minimum(a[:, None, 2:], b[None, :, 2:]).transpose(2, 0, 1)
+    inter = np.clip(x1 - x0, 0, None) * np.clip(y1 - y0, 0, None)
+    area = lambda z: (z[:, 2] - z[:, 0]) * (z[:, 3] - z[:, 1])  # noqa: E731
+    return inter / (area(a)[:, None] + area(b)[None, :] - inter + 1e-9)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--data", type=Path, default=Path("/work/cards-data/det1"))
+    ap.add_argument("--split", default="val")
+    ap.add_argument("--thresholds", default="0.1,0.15,0.2,0.25,0.3,0.35,0.45")
+    ap.add_argument("--limit", type=int, default=200)
+    a = ap.parse_args(argv)
+    metas = sorted((a.data / "meta" / a.split).glob("*.json"))[: a.limit]
+    reader = CardReader(det_threshold=0.05)
+    cache = []
+    for m in metas:
+        meta = json.loads(m.read_text())
+        img = load_image(a.data / "images" / a.split / f"{m.stem}.jpg")
+        det = reader.classify(img, reader.detect(img))
+        cache.append((meta, det))
+    print(f"{len(cache)} synthetic {a.split} scenes from {a.data}")
+    print(f"{'thr':>5}{'idxP':>7}{'idxR':>7}{'rankAcc':>9}{'cardP':>7}{'cardR':>7}{'cardF1':>8}{'exact':>7}{'abstain':>9}")
+    for thr in [float(t) for t in a.thresholds.split(",")]:
+        tp = fp = fn = 0
+        ok = nm = 0
+        ctp = cfp = cfn = exact = abst = 0
+        for meta, det in cache:
+            keep = det.confidence >= thr
+            sub = type(det)(**{**det.__dict__, "xyxy": det.xyxy[keep], "confidence": det.confidence[keep],
+                               "rank": [r for r, k in zip(det.rank, keep) if k],
+                               "suit": [s for s, k in zip(det.suit, keep) if k],
+                               "rank_probs": det.rank_probs[keep], "card": det.card[keep]})
+            gt = np.array([b["box"] for b in meta["boxes"]], np.float32).reshape(-1, 4)
+            if len(sub) and len(gt):
+                m = iou(sub.xyxy, gt)
+                matched_gt = set()
+                for i in np.argsort(-sub.confidence):
+                    j = int(m[i].argmax())
+                    if m[i, j] >= 0.3 and j not in matched_gt:
+                        matched_gt.add(j)
+                        tp += 1
+                        nm += 1
+                        g = meta["boxes"][j]["rank"]
+                        ok += int(sub.rank[i].value == ("JOKER" if g.startswith("JOKER") else g))
+                    else:
+                        fp += 1
+                fn += len(gt) - len(matched_gt)
+            else:
+                fp += len(sub)
+                fn += len(gt)
+            cards = reader.merge(sub)
+            truth = Counter({})
+            seen = {}
+            for b in meta["boxes"]:
+                seen[b["card"]] = "JOKER" if b["rank"].startswith("JOKER") else b["rank"]
+            truth = Counter(seen.values())
+            pred = Counter(r.value for r in cards.rank)
+            t = sum((pred & truth).values())
+            ctp += t
+            cfp += sum(pred.values()) - t
+            cfn += sum(truth.values()) - t
+            exact += int(pred == truth)
+            abst += int(cards.abstain)
+        P = tp / max(tp + fp, 1)
+        R = tp / max(tp + fn, 1)
+        cP = ctp / max(ctp + cfp, 1)
+        cR = ctp / max(ctp + cfn, 1)
+        cF = 2 * cP * cR / max(cP + cR, 1e-9)
+        n = len(cache)
+        print(f"{thr:>5.2f}{P:>7.3f}{R:>7.3f}{ok / max(nm, 1):>9.3f}{cP:>7.3f}{cR:>7.3f}{cF:>8.3f}{exact / n:>7.3f}{abst / n:>9.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
