@@ -4,8 +4,12 @@
 
 Runs the app and Debian's headless Chromium together in a network namespace of their own
 (``unshare -n``, root), the browser's camera playing a video that loops an empty table (3 s)
-and then the flipped cards, an ace of hearts and a nine of clubs (1.5 s). Sam claims two aces and
-Maya calls; each trial then measures, on the one clock of this machine:
+and then the flipped cards (2.5 s): an ace of hearts and a nine of clubs rendered from a deck's
+art if the reader is sure of them, else the first photo of ``shared/realdev`` that the reader
+reads without abstaining, also after the compression a browser camera goes through (only such a
+reading gives a verdict on its own, the path timed here; the choice says nothing of accuracy).
+Sam claims as many aces as there are cards in view and Maya calls; each trial then measures, on
+the one clock of this machine:
 
 * t0: the app receives the first camera frame in which the reader finds the cards, after a frame
   without them (so the cards really appeared after the call; trials where they were already in
