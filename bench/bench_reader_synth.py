@@ -38,6 +38,7 @@ def main(argv=None) -> int:
     ap.add_argument("--split", default="val")
     ap.add_argument("--thresholds", default="0.1,0.15,0.2,0.25,0.3,0.35,0.45")
     ap.add_argument("--limit", type=int, default=200)
+    ap.add_argument("--pair-min-same", default="", help="comma list to compare (\"none\" = best ranks agree)")
     a = ap.parse_args(argv)
     metas = sorted((a.data / "meta" / a.split).glob("*.json"))[: a.limit]
     reader = CardReader(det_threshold=0.05)
@@ -49,7 +50,11 @@ def main(argv=None) -> int:
         cache.append((meta, det))
     print(f"{len(cache)} synthetic {a.split} scenes from {a.data}")
     print(f"{'thr':>5}{'idxP':>7}{'idxR':>7}{'rankAcc':>9}{'cardP':>7}{'cardR':>7}{'cardF1':>8}{'exact':>7}{'abstain':>9}")
-    for thr in [float(t) for t in a.thresholds.split(",")]:
+    pms = [None if x == "none" else float(x) for x in a.pair_min_same.split(",")] if a.pair_min_same else [reader.pair_min_same if hasattr(reader, "pair_min_same") else "default"]
+    for thr, pm in [(float(t), pm) for t in a.thresholds.split(",") for pm in pms]:
+        if pm != "default":
+            reader.pair_min_same = pm
+            print(f"pair_min_same={pm}")
         tp = fp = fn = 0
         ok = nm = 0
         ctp = cfp = cfn = exact = abst = 0
