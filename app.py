@@ -432,7 +432,12 @@ def apply_call(caller: str, ranks: tuple[Rank, ...]) -> None:
 def correct_last_verdict(caller: str, revealed: tuple[Rank, ...]) -> None:
     """Take the verdict back and reopen the call with its cards, to correct them by hand."""
     if record(Undo()):
-        st.session_state["call"] = {"caller": caller, "log_len": None, "ranks": [r.value for r in revealed], "from_reader": False}
+        # by hand from here: the camera's reading is what the table disputes, so it is not applied again
+        st.session_state["call"] = {"caller": caller, "log_len": None, "ranks": [r.value for r in revealed],
+                                    "from_reader": False, "by_hand": True}
+        feed = active_feed()
+        if feed is not None:
+            feed.disarm()
 
 
 def game_screen(referee: Referee) -> None:
@@ -585,7 +590,9 @@ def call_panel(referee: Referee, game, call: dict) -> None:
     caller = call["caller"]
     source = st.session_state.get("camera_source", "none")
     reader_ok = camera.load_reader() is not None
-    if source in ("live", "server") and reader_ok:
+    if call.get("by_hand"):
+        st.info("Correct the cards by hand, then apply the verdict.")
+    elif source in ("live", "server") and reader_ok:
         live_reading(referee, caller)
     elif source in ("snapshot", "upload") and reader_ok:
         still_reading(source, call)

@@ -41,13 +41,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description="verdict latency from the camera feed to the screen")
     parser.add_argument("--trials", type=int, default=8)
     parser.add_argument("--json", action="store_true", help="print the raw result as JSON")
+    parser.add_argument("--source", choices=("live", "server"), default="live",
+                        help="live: the browser's camera over WebRTC (default); server: the camera on the server, "
+                             "fed the same video as a file (no WebRTC compression)")
     args = parser.parse_args()
     if shutil.which("unshare") is None or not Path("/usr/bin/chromium").exists():
         print("needs unshare (root) and Debian's chromium at /usr/bin/chromium", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory() as tmp:
         done = subprocess.run(["unshare", "-n", sys.executable, str(ROOT / "tests/e2e/harness.py"), "bench",
-                               "--out", tmp, "--trials", str(args.trials)], cwd=ROOT, capture_output=True, text=True,
+                               "--out", tmp, "--trials", str(args.trials), "--source", args.source], cwd=ROOT, capture_output=True, text=True,
                               timeout=120 + 20 * args.trials)
         result_file = Path(tmp) / "result.json"
         if not result_file.exists():
@@ -63,7 +66,8 @@ def main() -> int:
         return 1
     trials = result["trials"]
     valid = [t for t in trials if t.get("ok")]
-    print(f"verdict latency, flipped cards in the feed -> verdict on screen ({len(valid)} of {len(trials)} trials valid)")
+    print(f"verdict latency, flipped cards in the feed -> verdict on screen, {args.source} camera, "
+          f"picture {result.get('picture')} ({len(valid)} of {len(trials)} trials valid)")
     for t in valid:
         server = f"{t['server_s']:.3f} s" if t.get("server_s") is not None else "n/a"
         reads = ", ".join(f"{ms:.0f}" for ms in t.get("read_ms", []))

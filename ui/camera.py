@@ -266,12 +266,21 @@ class ServerCamera:
         import cv2
 
         period = 1.0 / min(self.fps, 30.0)
+        clock = time.monotonic()
+        position = 0
         while not self._stop.is_set():
             started = time.monotonic()
+            if self.is_file:
+                # a file plays in real time like a camera: frames the reader had no time for are skipped
+                due = int((started - clock) / period)
+                while position < due and self.capture.grab():
+                    position += 1
             ok, image = self.capture.read()
+            position += 1
             if not ok:
                 if self.is_file and self.frames:
                     self.capture.set(cv2.CAP_PROP_POS_FRAMES, 0)  # loop the file
+                    clock, position = time.monotonic(), 0
                     continue
                 time.sleep(0.1)
                 continue

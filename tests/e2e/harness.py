@@ -72,12 +72,13 @@ def wait_health(port: int, server: subprocess.Popen, limit: float = 30) -> None:
 class Run:
     """One app server and one browser page, in this network namespace."""
 
-    def __init__(self, work: Path, video: Path) -> None:
+    def __init__(self, work: Path, video: Path, **settings: str) -> None:
         self.work = work
         self.trace = work / "trace.jsonl"
         self.port = free_port()
         env = dict(os.environ, CHEAT_REFEREE_DB=str(work / "referee.sqlite3"), CHEAT_REFEREE_CAMERA="live",
                    CHEAT_REFEREE_TRACE=str(self.trace), PYTHONUNBUFFERED="1")
+        env.update(settings)
         env.pop("CHEAT_REFEREE_DATA", None)
         self.log = open(work / "server.log", "w")
         self.server = subprocess.Popen([sys.executable, str(ROOT / "tests/e2e/serve.py"), str(self.port)],
@@ -333,18 +334,34 @@ def bench_picture() -> tuple[object, str, int]:
     raise RuntimeError("the reader abstains on every candidate picture: no automatic verdict to time")
 
 
-def bench(work: Path, trials: int) -> dict:
+def write_avi(path: Path, segments) -> None:
+    """The same segments as a lossless (FFV1) file, for the camera on the server (read with OpenCV)."""
+    import cv2
+
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"FFV1"), 15, (640, 480))  # lossless
+    for picture, seconds in segments:
+        for _ in range(round(seconds * 15)):
+            writer.write(picture)
+    writer.release()
+
+
+def bench(work: Path, trials: int, source: str = "live") -> dict:
     """Time from the flipped cards' first frame (read on the server) to the verdict in the page."""
     video = work / "flip.y4m"
-    result: dict = {"reader": reader_available(), "trials": []}
+    result: dict = {"reader": reader_available(), "source": source, "trials": []}
     if not result["reader"]:
         return {**result, "ok": False, "error": "the card reader (vision/reader.py) is not available: nothing to time"}
     picture, result["picture"], count = bench_picture()
-    write_y4m(video, [(table(), 3.0), (picture, 2.5)])
-    run = Run(work, video)
+    segments = [(table(), 3.0), (picture, 2.5)]
+    write_y4m(video, segments)
+    settings = {}
+    if source == "server":
+        write_avi(work / "flip.avi", segments)
+        settings = {"CHEAT_REFEREE_CAMERA": "server", "CHEAT_REFEREE_SERVER_CAMERA": str(work / "flip.avi")}
+    run = Run(work, video, **settings)
     try:
         setup_two_players(run, None)
-        result["start_retries"] = run.start_camera()
+        result["start_retries"] = run.start_camera() if source == "live" else 0
         run.tap(f"play_{count}")  # Sam claims as many aces as the picture shows cards
         for attempt in range(trials):
             before = len(run.verdicts())
@@ -410,12 +427,14 @@ def main() -> int:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--shots", type=Path, default=None, help="folder for the screenshots (game mode)")
     parser.add_argument("--trials", type=int, default=6)
+    parser.add_argument("--source", choices=("live", "server"), default="live",
+                        help="bench: the browser's camera over WebRTC, or the camera on the server (a video file)")
     args = parser.parse_args()
     subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
     args.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        result = play_game(work, args.shots) if args.mode == "game" else bench(work, args.trials)
+        result = play_game(work, args.shots) if args.mode == "game" else bench(work, args.trials, args.source)
         for name in ("server.log", "failure.png", "trace.jsonl"):
             if (work / name).exists():
                 (args.out / name).write_bytes((work / name).read_bytes())
