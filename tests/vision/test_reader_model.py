@@ -1,0 +1,166 @@
+"""The shipped models, loaded for real, reading images: synthetic ones rendered by the project
+(tests/vision/data, held-out deck designs) and real photographs from ../shared/realdev."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from assistant.cards import Rank
+from vision.reader import CLS_MODEL, DET_MODEL, CardReader, Detections, ImageError, Stabiliser, draw
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = Path(__file__).resolve().parent / "data"
+REALDEV = ROOT.parent / "shared" / "realdev"
+CASES = json.loads((DATA / "cases.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def reader():
+    return CardReader()
+
+
+def test_models_are_shipped_and_small():
+    for m in (DET_MODEL, CLS_MODEL):
+        assert m.exists(), m
+        assert m.stat().st_size < 20 * 1024 * 1024
+
+
+def test_reading_has_the_contract(reader):
+    for case in CASES:
+        img = cv2.imread(str(DATA / case["image"]))
+        det = reader.read(img)
+        assert isinstance(det, Detections) and det.level == "card"
+        assert det.count == len(det.rank) == len(det.xyxy)
+        assert all(isinstance(r, Rank) for r in det.rank)
+        assert all(s in (None, "S", "H", "D", "C") for s in det.suit)
+        h, w = img.shape[:2]
+        assert np.all(det.xyxy >= 0) and np.all(det.xyxy[:, [0, 2]] <= w) and np.all(det.xyxy[:, [1, 3]] <= h)
+        assert np.all((det.confidence >= 0) & (det.confidence <= 1))
+        assert isinstance(det.abstain, bool)
+        # every card is made of at least one index, and every index belongs to a card
+        assert det.indices is not None and set(det.indices.card.tolist()) == set(range(det.count))
+
+
+def test_reads_the_golden_synthetic_images(reader):
+    """Images the shipped model reads right (chosen when it was shipped): a regression check, not a
+    measure of accuracy (that is bench/reader_accuracy.py)."""
+    assert any(c.get("golden") for c in CASES), "no golden case: rerun tests/vision/make_data.py --golden"
+    for case in CASES:
+        if not case.get("golden"):
+            continue
+        det = reader.read(DATA / case["image"])
+        assert Counter(r.value for r in det.rank) == Counter(case["ranks"]), case["image"]
+
+
+def test_a_path_and_an_array_read_the_same(reader):
+    p = DATA / CASES[0]["image"]
+    a, b = reader.read(p), reader.read(cv2.imread(str(p)))
+    assert [r.value for r in a.rank] == [r.value for r in b.rank]
+    assert np.allclose(a.xyxy, b.xyxy)
+
+
+def test_a_blank_table_has_no_cards(reader):
+    det = reader.read(np.full((480, 640, 3), (40, 90, 30), np.uint8))
+    assert det.count == 0 and det.abstain
+
+
+def test_rotating_the_picture_keeps_the_ranks(reader):
+    for case in CASES:
+        if not case.get("golden"):
+            continue
+        img = cv2.imread(str(DATA / case["image"]))
+        det = reader.read(cv2.rotate(img, cv2.ROTATE_180))
+        # not asserted equal (accuracy is the bench's), but the reader must still answer sensibly
+        assert det.count >= 0 and all(isinstance(r, Rank) for r in det.rank)
+
+
+def test_corrupt_and_empty_images_fail_clearly(reader, tmp_path):
+    empty = tmp_path / "empty.png"
+    empty.write_bytes(b"")
+    bad = tmp_path / "bad.jpg"
+    bad.write_bytes(b"GIF89a" + b"\x00" * 50)
+    with pytest.raises(ImageError, match="empty file"):
+        reader.read(empty)
+    with pytest.raises(ImageError, match="not a readable image"):
+        reader.read(bad)
+
+
+def test_draw_marks_the_picture(reader):
+    img = cv2.imread(str(DATA / CASES[0]["image"]))
+    det = reader.read(img)
+    out = draw(img, det)
+    assert out.shape == img.shape and not np.array_equal(out, img)
+
+
+def test_stabiliser_on_repeated_frames(reader):
+    case = next((c for c in CASES if c.get("golden")), CASES[0])
+    img = cv2.imread(str(DATA / case["image"]))
+    s = Stabiliser(window=5, min_votes=3)
+    results = [s.update(reader.read(img)) for _ in range(3)]
+    det = reader.read(img)
+    if not det.abstain:
+        assert results[-1].stable and results[-1].count == det.count
+
+
+@pytest.mark.skipif(not (REALDEV / "labels.jsonl").exists(), reason="../shared/realdev is not beside the repository")
+def test_reads_real_photographs(reader):
+    rows = [json.loads(x) for x in (REALDEV / "labels.jsonl").read_text().splitlines() if x.strip()]
+    picks = [r for r in rows if r["image"] in ("images/edje_0000.jpg", "images/am_0156.jpg")]
+    assert len(picks) == 2
+    for r in picks:
+        det = reader.read(REALDEV / r["image"])
+        assert det.level == "card" and det.count == len(det.rank)
+        j = det.to_json(r["image"])
+        assert set(j) >= {"image", "cards", "count", "abstain"}
+
+
+def test_no_torch_or_ultralytics_in_the_reader():
+    code = ("import sys, numpy as np; from vision.reader import CardReader; "
+            "CardReader().read(np.zeros((480, 640, 3), np.uint8)); "
+            "bad = [m for m in ('torch', 'ultralytics') if m in sys.modules]; "
+            "print(bad); sys.exit(1 if bad else 0)")
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def _cli(*args, cwd=ROOT):
+    return subprocess.run([sys.executable, "-m", "vision", "read", *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=60)
+
+
+def test_cli_json_keeps_order_and_reports_errors(tmp_path):
+    good = str(DATA / CASES[0]["image"])
+    bad = tmp_path / "broken.jpg"
+    bad.write_bytes(b"not an image at all")
+    missing = str(tmp_path / "missing.jpg")
+    r = _cli("--json", good, str(bad), missing, good)
+    assert r.returncode == 1, r.stderr
+    lines = [json.loads(x) for x in r.stdout.splitlines()]
+    assert [x["image"] for x in lines] == [good, str(bad), missing, good]
+    assert "error" in lines[1] and "not a readable image" in lines[1]["error"]
+    assert "error" in lines[2] and "no such file" in lines[2]["error"]
+    for x in (lines[0], lines[3]):
+        assert set(x) >= {"image", "cards", "count", "abstain"} and "error" not in x
+        assert x["count"] == len(x["cards"])
+        for c in x["cards"]:
+            assert set(c) == {"rank", "suit", "confidence", "box"}
+            assert c["rank"] in [r.value for r in Rank]
+    assert lines[0] == lines[3]
+
+
+def test_cli_all_good_exits_zero_and_summarises(tmp_path):
+    good = str(DATA / CASES[0]["image"])
+    out = tmp_path / "shown.png"
+    r = _cli("--show", str(out), good)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith(good + ":") and ("card" in r.stdout)
+    shown = cv2.imread(str(out))
+    assert shown is not None and shown.shape == cv2.imread(good).shape
