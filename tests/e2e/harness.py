@@ -252,6 +252,7 @@ def play_game(work: Path, shots: Path | None) -> dict:
             run.tap("reveal_add_A")
             run.tap("reveal_add_9")
             run.see("If these are the cards")
+            run.page.get_by_text("Revealed: A 9").first.wait_for(timeout=10_000)
             run.shot(shots, "call.png")
             run.tap("apply_verdict")
             run.see("picks up")
