@@ -1,7 +1,7 @@
 """Render the small synthetic test images in tests/vision/data (held-out deck designs).
 
     python tests/vision/make_data.py            # writes the images and cases.json
-    python tests/vision/make_data.py --golden   # also marks the cases the shipped model reads right
+    python tests/vision/make_data.py --count 30 && python tests/vision/make_data.py --golden --keep 8
 
 The images are scenes of ``vision.synth`` (validation split: deck designs never trained on), kept to
 1-4 cards whose corner indices are at least 16 px tall, resized to 480 px wide and saved as JPEG so
@@ -32,6 +32,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--count", type=int, default=6)
     ap.add_argument("--golden", action="store_true")
+    ap.add_argument("--keep", type=int, default=0, help="with --golden: keep this many images (half golden at most)")
     ap.add_argument("--art-cache", type=Path, default=Path("/work/cards-data/art"))
     a = ap.parse_args(argv)
     DATA.mkdir(parents=True, exist_ok=True)
@@ -45,6 +46,15 @@ def main(argv=None) -> int:
             det = reader.read(DATA / c["image"])
             c["golden"] = Counter(r.value for r in det.rank) == Counter(c["ranks"])
             print(c["image"], c["ranks"], "read", [r.value for r in det.rank], "golden" if c["golden"] else "")
+        if a.keep:
+            # keep up to half golden cases and fill with others, in order; remove the rest
+            gold = [c for c in cases if c["golden"]][: a.keep // 2]
+            rest = [c for c in cases if not c["golden"]][: a.keep - len(gold)]
+            kept = [c for c in cases if c in gold or c in rest]
+            for c in cases:
+                if c not in kept:
+                    (DATA / c["image"]).unlink()
+            cases = kept
         cases_path.write_text(json.dumps(cases, indent=1))
         return 0
     bank = synth.ArtBank(a.art_cache, "val")
