@@ -48,7 +48,7 @@ CSS = """
 .cr-turn {font-size: 3.2rem; font-weight: 800; line-height: 1.1; margin: 0.2rem 0;}
 .cr-due {font-size: 2.4rem; font-weight: 700; color: #b3261e;}
 .cr-sub {font-size: 1.4rem; color: #555;}
-.cr-verdict {font-size: 2.8rem; font-weight: 900; padding: 0.6rem 1rem; border-radius: 0.6rem; margin: 0.4rem 0;}
+.cr-verdict {font-size: 2.3rem; font-weight: 900; padding: 0.6rem 1rem; border-radius: 0.6rem; margin: 0.4rem 0;}
 .cr-lie {background: #fde2e1; color: #9b1c14;}
 .cr-honest {background: #dff3e3; color: #1d6b2f;}
 .cr-win {font-size: 3.4rem; font-weight: 900; background: #fff4c2; color: #6b5200; padding: 0.6rem 1rem; border-radius: 0.6rem;}
