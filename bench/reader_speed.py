@@ -49,17 +49,31 @@ def main(argv=None) -> int:
     load_ms = (time.perf_counter() - t) * 1000
     for f in frames[:3]:
         reader.read(f)  # warm-up
-    times = []
+    times, stages, crops = [], {"detect": [], "classify": [], "merge": []}, []
     while len(times) < max(a.frames, 30):
         for f in frames:
             t = time.perf_counter()
             reader.read(f)
             times.append((time.perf_counter() - t) * 1000)
+            t0 = time.perf_counter()
+            d = reader.detect(f)
+            t1 = time.perf_counter()
+            c = reader.classify(f, d)
+            t2 = time.perf_counter()
+            reader.merge(c)
+            t3 = time.perf_counter()
+            stages["detect"].append((t1 - t0) * 1000)
+            stages["classify"].append((t2 - t1) * 1000)
+            stages["merge"].append((t3 - t2) * 1000)
+            crops.append(len(d))
     times.sort()
     print(f"card reader speed, 640x480 frames from {source}, {len(times)} reads, {a.threads} onnxruntime threads")
     print(f"machine: {platform.machine()} {os.cpu_count()} cores, python {platform.python_version()}")
     print(f"median {statistics.median(times):.1f} ms   p90 {times[int(0.9 * len(times))]:.1f} ms   "
           f"min {times[0]:.1f} ms   (model load {load_ms:.0f} ms, excluded)")
+    print("stage medians: " + ", ".join(f"{k} {statistics.median(v):.1f} ms" for k, v in stages.items())
+          + f"; median {statistics.median(crops):.0f} index crops per frame")
+    print("load average now (other work on the machine inflates these):", os.getloadavg())
     return 0
 
 
