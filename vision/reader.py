@@ -163,9 +163,11 @@ class Detections:
                         "box": [round(float(v), 1) for v in self.xyxy[i]]})
         return out
 
-    def to_json(self, image: str | None = None) -> dict:
+    def to_json(self, image: str | None = None, reasons: bool = False) -> dict:
+        """The issue's contract: ``{"image", "cards": [{"rank", "suit", "confidence", "box"}], "count",
+        "abstain"}`` (``reasons`` adds why it abstained)."""
         d = {"cards": self.cards(), "count": self.count, "abstain": bool(self.abstain)}
-        if self.reasons:
+        if reasons:
             d["reasons"] = list(self.reasons)
         if image is not None:
             d = {"image": image, **d}
