@@ -35,6 +35,7 @@ from assistant import (  # noqa: E402
     verdict_for,
 )
 from assistant.events import event_name  # noqa: E402
+from assistant.game import default_dealer  # noqa: E402
 from assistant.referee import Referee  # noqa: E402
 from assistant.rules import CountRule, Order, TableKind  # noqa: E402
 from assistant.storage import SqliteStore, StaleSitting  # noqa: E402
@@ -200,16 +201,6 @@ def reset_session_ui() -> None:
 # --- setup --------------------------------------------------------------------------------------
 
 
-def default_dealer(state, seats: list[str]) -> str | None:
-    """The dealer the rules give by default: left of the previous dealer, else the last listed."""
-    if not seats:
-        return None
-    previous = state.game.dealer if state.game is not None else None
-    if previous in seats:
-        return seats[(seats.index(previous) + 1) % len(seats)]
-    return seats[-1]
-
-
 def seat_action(action: str, index: int) -> None:
     seats: list[str] = st.session_state["seats"]
     if action == "up" and index > 0:
@@ -265,7 +256,7 @@ def setup_screen(referee: Referee) -> None:
         st.subheader("Dealer and first player")
         dealer = None
         if seats:
-            default = default_dealer(state, seats)
+            default = default_dealer(state, tuple(seats))
             dealer = st.selectbox("Dealer", seats, index=seats.index(default), key=f"dealer_{'|'.join(seats)}")
         first_rule = st.radio("First player", ["Dealer's left", "Chosen at random"], horizontal=True, key="rule_first")
 

@@ -180,7 +180,7 @@ def _new_game(state: State, event: NewGame) -> State:
         if name in seen:
             raise IllegalAction(f"{name} is listed twice; player names must be unique")
         seen.add(name)
-    dealer = event.dealer if event.dealer is not None else _default_dealer(state, players)
+    dealer = event.dealer if event.dealer is not None else default_dealer(state, players)
     _require_seated(players, dealer, "dealer")
     first = event.first if event.first is not None else _left_of(players, dealer)
     _require_seated(players, first, "first player")
@@ -198,7 +198,7 @@ def _new_game(state: State, event: NewGame) -> State:
     return State(game, table)
 
 
-def _default_dealer(state: State, players: tuple[str, ...]) -> str:
+def default_dealer(state: State, players: tuple[str, ...]) -> str:
     """The last player listed for a sitting's first game; later, the left of the previous dealer."""
     previous = state.game.dealer if state.game is not None else None
     if previous in players:
