@@ -165,15 +165,7 @@ def sidebar(store: SqliteStore, sittings, chosen) -> None:
         with st.form("new_sitting", clear_on_submit=True):
             name = st.text_input("New sitting", placeholder="Friday at Maya's", key="sitting_name")
             if st.form_submit_button("Start a new sitting", key="sitting_create"):
-                try:
-                    info = store.create_sitting(name)
-                except StorageError as error:
-                    st.error(str(error))
-                else:
-                    st.query_params["sitting"] = str(info.id)
-                    reset_session_ui()
-                    st.session_state["screen"] = "Setup"
-                    st.rerun()
+                start_sitting(store, name)
         st.divider()
         st.header("Sound and camera")
         st.toggle("Speak verdicts aloud", value=True, key="speak")
@@ -190,6 +182,19 @@ def sidebar(store: SqliteStore, sittings, chosen) -> None:
         if problem:
             st.caption(f"Card reader not available ({problem.split(': ', 1)[-1]}): the revealed cards are tapped in by hand.")
         st.caption("Privacy: pictures are read on this machine and never stored or sent anywhere.")
+
+
+def start_sitting(store: SqliteStore, name: str) -> None:
+    """Create a sitting and open its setup, or say why the database refused it."""
+    try:
+        info = store.create_sitting(name)
+    except StorageError as error:
+        st.error(str(error))
+        return
+    st.query_params["sitting"] = str(info.id)
+    reset_session_ui()
+    st.session_state["screen"] = "Setup"
+    st.rerun()
 
 
 def reset_session_ui() -> None:
@@ -851,14 +856,7 @@ def main() -> None:
         with st.form("first_sitting"):
             name = st.text_input("Name of the sitting", value="Tonight", key="first_sitting_name")
             if st.form_submit_button("Start the sitting", type="primary", key="first_sitting_create"):
-                try:
-                    info = store.create_sitting(name)
-                except StorageError as error:
-                    st.error(str(error))
-                else:
-                    st.query_params["sitting"] = str(info.id)
-                    st.session_state["screen"] = "Setup"
-                    st.rerun()
+                start_sitting(store, name)
         return
 
     try:
