@@ -321,9 +321,9 @@ def _move_reference_on(game: Game, claimed: Rank | None) -> None:
         game.reference = step(game.reference, -1)
 
 
-def _settled_copy(state: State) -> Game:
+def _settled_copy(current: Game) -> Game:
     """A copy of the game in play with any pending play settled (a play or pass implies no call)."""
-    game = _game_in_play(state).copy()
+    game = current.copy()
     if game.awaiting_call:
         _settle(game)
         if game.over:
@@ -347,7 +347,7 @@ def _play(state: State, event: Play) -> State:
     if event.count > held:
         raise IllegalAction(f"{event.player} holds {_cards(held)} and cannot play {event.count}")
     rank = _claimed_rank(current, event)
-    game = _settled_copy(state)
+    game = _settled_copy(current)
     game.hands[event.player] -= event.count
     game.pile += event.count
     game.last_play = Claim(event.player, event.count, rank)
@@ -377,7 +377,7 @@ def _pass(state: State, event: Pass) -> State:
     if not current.rules.passing:
         raise IllegalAction("passing is off in this game")
     _require_turn(current, event.player, "pass")
-    game = _settled_copy(state)
+    game = _settled_copy(current)
     _move_reference_on(game, None)
     game.turn = _next_turn(game, event.player)
     return State(game, _end_row(state, game))
