@@ -32,11 +32,13 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from assistant.cards import CLAIMABLE
+
 AISLERIOT_DIR = Path("/usr/share/aisleriot/cards")
 KDE_DIR = Path("/usr/share/carddecks")
 NPM_DIR = Path(os.environ.get("CARDS_ART_NPM", "/work/cards-art/npm"))
 
-RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+RANKS = tuple(rank.value for rank in CLAIMABLE)
 SUIT_NAMES = {"S": "spade", "H": "heart", "D": "diamond", "C": "club"}
 RANK_WORDS = {"A": "1", "J": "jack", "Q": "queen", "K": "king"}
 

@@ -56,7 +56,7 @@ class ImageError(ValueError):
 def square_crop(img: np.ndarray, box, pad: float = 0.25, size: int = 48, jitter=None) -> np.ndarray:
     """A ``size`` x ``size`` crop of the square around ``box`` (x0, y0, x1, y1), grown by ``pad`` of its side
     on each side; ``jitter`` = (dx, dy, dscale) as fractions of the side moves and rescales it.
-    The training crops (``vision.train crops``) are cut by this same function."""
+    The classifier's training crops (``vision.crops``) are cut by this same function."""
     x0, y0, x1, y1 = (float(v) for v in box)
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
     side = max(x1 - x0, y1 - y0) * (1 + 2 * pad)

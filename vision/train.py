@@ -5,9 +5,7 @@ The reader is two small models:
 * ``index-det``: a one-class YOLOv8 detector (a thinner "pico" width of yolov8n) that finds every
   printed corner index (rank + suit pip) in a frame;
 * ``index-cls``: a classifier that reads a square crop around one index as one of 53 classes
-  (52 rank+suit codes and ``JOKER``). The shipped one is the plain CNN of ``vision.train_cls``
-  (trained on ``vision.crops``); the ``cls`` step here (yolov8n-cls on scene crops) reached only 8%
-  top-1 in 5 epochs and is kept for the record.
+  (52 rank+suit codes and ``JOKER``), trained by ``vision.train_cls`` on ``vision.crops``.
 
 Steps (each resumable; see ``models/README.md`` for the whole recipe)::
 
@@ -23,14 +21,12 @@ Run a step again after an interruption and it resumes from ``last.pt``.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import sys
 from pathlib import Path
 
-import cv2
-import numpy as np
+from assistant.cards import CLAIMABLE, SUITS
 
 os.environ.setdefault("YOLO_OFFLINE", "1")
 
@@ -66,16 +62,7 @@ head:
 """
 
 DET_IMGSZ = 416
-CLS_IMGSZ = 48
-SUITS = ("S", "H", "D", "C")
-RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
-CLS_NAMES = tuple(sorted([r + s for r in RANKS for s in SUITS] + ["JOKER"]))
-
-
-def crop_index(img: np.ndarray, box, pad: float = 0.25, size: int = CLS_IMGSZ, jitter=None) -> np.ndarray:
-    """Square crop around one index box (same code path as the reader: see vision.reader)."""
-    from vision.reader import square_crop  # single definition
-    return square_crop(img, box, pad=pad, size=size, jitter=jitter)
+CLS_NAMES = tuple(sorted([r.value + s for r in CLAIMABLE for s in SUITS] + ["JOKER"]))
 
 
 def cmd_det(a) -> None:
@@ -96,60 +83,19 @@ def cmd_det(a) -> None:
                 amp=False, seed=0, deterministic=False, cache=False, save_period=1)
 
 
-def cmd_crops(a) -> None:
-    """Cut classifier crops from the labelled synthetic images (two jittered crops per index)."""
-    rng = np.random.default_rng(0)
-    n = 0
-    for split in ("train", "val"):
-        metas = sorted((a.data / "meta" / split).glob("*.json"))
-        for name in CLS_NAMES:
-            (a.out / split / name).mkdir(parents=True, exist_ok=True)
-        for m in metas:
-            meta = json.loads(m.read_text())
-            img = cv2.imread(str(a.data / "images" / split / f"{m.stem}.jpg"))
-            for j, b in enumerate(meta["boxes"]):
-                name = "JOKER" if b["rank"].startswith("JOKER") else b["rank"] + b["suit"]
-                reps = 2 if split == "train" else 1
-                for r in range(reps):
-                    jit = rng.normal(0, 0.08, 3) if split == "train" else None
-                    crop = crop_index(img, b["box"], pad=float(rng.uniform(0.15, 0.35)) if split == "train" else 0.25,
-                                      jitter=jit)
-                    cv2.imwrite(str(a.out / split / name / f"{m.stem}_{j}_{r}.png"), crop)
-                    n += 1
-    print(f"{n} crops in {a.out}")
-
-
-def cmd_cls(a) -> None:
-    from ultralytics import YOLO
-    run = a.runs / "cls"
-    last = run / "weights" / "last.pt"
-    if last.exists():
-        YOLO(str(last)).train(resume=True)
-        return
-    model = YOLO("yolov8n-cls.yaml")
-    model.train(data=str(a.data), imgsz=CLS_IMGSZ, epochs=a.epochs, time=a.hours, batch=64, workers=0, device="cpu",
-                project=str(a.runs), name="cls", exist_ok=True, pretrained=False, fliplr=0.0, flipud=0.0,
-                scale=0.15, hsv_h=0.02, erasing=0.1, auto_augment=None, plots=False, amp=False, seed=0,
-                optimizer="AdamW", lr0=0.002, warmup_epochs=1, dropout=0.1,
-                patience=100, save_period=1)
-
-
 def cmd_export(a) -> None:
     from ultralytics import YOLO
     a.models.mkdir(parents=True, exist_ok=True)
-    # the shipped classifier is vision.train_cls's CNN (exported by that module); `cls` here is the
-    # yolov8n-cls attempt, kept for the record, exported only with --with-cls
-    todo = [("index-det", "det", DET_IMGSZ)] + ([("index-cls", "cls", CLS_IMGSZ)] if a.with_cls else [])
-    for name, sub, imgsz in todo:
-        w = a.runs / sub / "weights" / "best.pt"
-        if not w.exists():
-            w = a.runs / sub / "weights" / "last.pt"
-        if not w.exists():
-            print(f"skip {name}: no weights in {w.parent}")
-            continue
-        out = YOLO(str(w)).export(format="onnx", imgsz=imgsz, opset=17, simplify=True, dynamic=(sub == "cls"))
-        shutil.copy(out, a.models / f"{name}.onnx")
-        print(f"{name}: {w} -> {a.models / (name + '.onnx')}")
+    # the classifier is exported by vision.train_cls
+    w = a.runs / "det" / "weights" / "best.pt"
+    if not w.exists():
+        w = a.runs / "det" / "weights" / "last.pt"
+    if not w.exists():
+        print(f"no detector weights in {w.parent}", file=sys.stderr)
+        raise SystemExit(1)
+    out = YOLO(str(w)).export(format="onnx", imgsz=DET_IMGSZ, opset=17, simplify=True, dynamic=False)
+    shutil.copy(out, a.models / "index-det.onnx")
+    print(f"index-det: {w} -> {a.models / 'index-det.onnx'}")
 
 
 def main(argv=None) -> int:
@@ -160,20 +106,11 @@ def main(argv=None) -> int:
     d.add_argument("--runs", type=Path, default=Path("/work/cards-runs"))
     d.add_argument("--epochs", type=int, default=30)
     d.add_argument("--hours", type=float, default=1.0)
-    c = sub.add_parser("crops")
-    c.add_argument("--data", type=Path, required=True)
-    c.add_argument("--out", type=Path, required=True)
-    k = sub.add_parser("cls")
-    k.add_argument("--data", type=Path, required=True)
-    k.add_argument("--runs", type=Path, default=Path("/work/cards-runs"))
-    k.add_argument("--epochs", type=int, default=12)
-    k.add_argument("--hours", type=float, default=1.0)
     e = sub.add_parser("export")
     e.add_argument("--runs", type=Path, default=Path("/work/cards-runs"))
     e.add_argument("--models", type=Path, default=Path("models"))
-    e.add_argument("--with-cls", action="store_true")
     a = p.parse_args(argv)
-    {"det": cmd_det, "crops": cmd_crops, "cls": cmd_cls, "export": cmd_export}[a.cmd](a)
+    {"det": cmd_det, "export": cmd_export}[a.cmd](a)
     return 0
 
 
