@@ -626,7 +626,8 @@ def call_panel(referee: Referee, game, call: dict) -> None:
 
 
 def live_reading(referee: Referee, caller: str) -> None:
-    """Poll the live reading while a call waits; a sure and steady reading gives the verdict at once."""
+    """Poll the live reading while a call waits; a sure and steady reading gives the verdict at once,
+    unless the table has already started entering the cards by hand."""
 
     @st.fragment(run_every=0.2)
     def poll() -> None:
@@ -639,6 +640,9 @@ def live_reading(referee: Referee, caller: str) -> None:
         if claim is None:
             return
         ok, why = camera.may_apply(reading, claim.count)
+        if ok and call["ranks"]:
+            # the table has started entering the cards by hand: it has taken over, the camera only advises
+            ok, why = False, "the table is entering the cards"
         if ok:
             try:
                 verdict_for(referee.state.game, caller, reading.ranks)

@@ -103,3 +103,65 @@ def test_a_call_read_from_the_server_camera(db, monkeypatch, cards_video):
         assert verdict is not None, f"no verdict from a sure reading in 20 s; the page said: {page[-300:]}"
         assert sorted(r.value for r in verdict.revealed) == sorted(r.value for r in detections.ranks)
     assert "picks up 2 cards" in text(at)
+
+
+class ScriptedCamera:
+    """Stands in for a server camera whose reader says whatever the test sets in ``reading``: the app's
+    rule for acting on a reading is tested apart from how good the reader is."""
+
+    reading = camera.Reading()
+
+    def __init__(self, source: str) -> None:
+        self.ok, self.feed = True, self
+
+    def arm(self) -> None:
+        pass
+
+    def disarm(self) -> None:
+        pass
+
+    def current(self) -> camera.Reading:
+        return ScriptedCamera.reading
+
+    def frame(self) -> None:
+        return None
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.fixture
+def scripted_camera(db, monkeypatch):
+    monkeypatch.setenv("CHEAT_REFEREE_CAMERA", "server")
+    monkeypatch.setattr(camera, "ServerCamera", ScriptedCamera)
+    monkeypatch.setattr(camera, "load_reader", lambda: object())
+    monkeypatch.setattr(ScriptedCamera, "reading", camera.Reading())
+    return ScriptedCamera
+
+
+SURE_ACE_NINE = camera.Reading((Rank.ACE, Rank.NINE), sure=True, steady=True, frames=10)
+
+
+def test_a_sure_steady_reading_gives_the_verdict_alone(db, scripted_camera):
+    at = deal(open_app(), "Sam", "Maya")
+    click(at, "play_2")  # Sam: two aces
+    click(at, "cheat_Maya")
+    scripted_camera.reading = SURE_ACE_NINE
+    at.run()
+    verdict = stored_state(db).state.game.last_call
+    assert verdict is not None and verdict.revealed == (Rank.ACE, Rank.NINE)
+
+
+def test_once_the_table_enters_cards_by_hand_the_camera_only_advises(db, scripted_camera):
+    at = deal(open_app(), "Sam", "Maya")
+    click(at, "play_2")
+    click(at, "cheat_Maya")
+    click(at, "reveal_add_A")  # the table starts tapping the cards in before the camera is sure
+    scripted_camera.reading = SURE_ACE_NINE
+    at.run()
+    at.run()
+    assert stored_state(db).state.game.last_call is None, "the camera overrode the table's own entry"
+    assert "the table is entering the cards" in text(at)
+    click(at, "reveal_add_K")
+    click(at, "apply_verdict")
+    assert stored_state(db).state.game.last_call.revealed == (Rank.ACE, Rank.KING)
