@@ -1,0 +1,74 @@
+"""The fallbacks to the live camera: a snapshot from the browser's camera and a photo upload, read by the
+real shipped reader. What the page shows is checked against the reader's own reading of the same picture,
+so these tests protect the wiring (picture in, reading shown, the table confirms), not the accuracy."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import pytest
+
+from assistant import Rank
+from ui import camera
+
+from .conftest import click, deal, errors, open_app, text
+from .test_flows import stored_state
+
+DATA = Path(__file__).resolve().parents[1] / "vision" / "data"
+
+
+@pytest.fixture
+def photo() -> tuple[bytes, camera.Reading]:
+    """A JPEG of a rendered scene with cards that the reader reads (a golden case), and its reading."""
+    if camera.load_reader() is None:
+        pytest.skip(f"the card reader is not available: {camera.reader_problem()}")
+    cases = json.loads((DATA / "cases.json").read_text())
+    case = next(c for c in cases if c.get("golden"))
+    image = cv2.imread(str(DATA / case["image"]))
+    ok, jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    assert ok
+    reading, _ = camera.read_still(camera.decode(jpeg.tobytes()))
+    assert reading.ranks, "the golden picture has cards the reader reads"
+    return jpeg.tobytes(), reading
+
+
+def called(db, monkeypatch, source: str, count: int):
+    """A game where Sam claimed ``count`` aces and Maya called, the camera source being ``source``."""
+    monkeypatch.setenv("CHEAT_REFEREE_CAMERA", source)
+    at = deal(open_app(), "Sam", "Maya")
+    click(at, f"play_{count}")
+    click(at, "cheat_Maya")
+    return at
+
+
+@pytest.mark.parametrize("source", ["upload", "snapshot"])
+def test_a_still_photo_is_read_shown_and_applied_only_when_the_table_confirms(db, monkeypatch, photo, source):
+    jpeg, reading = photo
+    at = called(db, monkeypatch, source, len(reading.ranks))
+    if source == "upload":
+        at.file_uploader(key="upload").upload("flip.jpg", jpeg, "image/jpeg").run()
+    else:
+        at.camera_input(key="snapshot").upload("flip.jpg", jpeg).run()
+    assert not at.exception, at.exception
+    seen = " ".join(r.value for r in reading.ranks)
+    assert f"Camera reads: {seen}" in text(at).replace("*", "")
+    assert at.get("image"), "the picture is shown with what the reader saw"
+    assert stored_state(db).state.game.last_call is None, "a single picture is never applied on its own"
+    click(at, "use_still")
+    assert f"Revealed: {seen}" in text(at)
+    click(at, "apply_verdict")
+    verdict = stored_state(db).state.game.last_call
+    assert verdict is not None and verdict.revealed == reading.ranks
+    liar = any(r is not Rank.ACE for r in reading.ranks)
+    assert ("Lie: Sam picks up" if liar else "Honest: Maya picks up") in text(at)
+
+
+def test_an_upload_that_is_not_a_picture_is_refused_and_changes_nothing(db, monkeypatch, photo):
+    at = called(db, monkeypatch, "upload", 2)
+    at.file_uploader(key="upload").upload("flip.jpg", b"these bytes are not a JPEG", "image/jpeg").run()
+    assert not at.exception, at.exception
+    assert any("not a picture the app can read" in e for e in errors(at))
+    assert stored_state(db).state.game.last_call is None
+    assert "Maya calls Cheat! on Sam" in text(at)
