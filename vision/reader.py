@@ -49,6 +49,11 @@ PAIR_RANGE = (3.0, 8.5)
 PAIR_MIN_SAME: float | None = 0.05
 
 
+#: The classifier's class for a box that is no corner index, and the probability at which it vetoes one.
+NOT_AN_INDEX = "NONE"
+NOT_AN_INDEX_VETO = 0.5
+
+
 class ImageError(ValueError):
     """The input is not an image the reader can use; the message says why."""
 
@@ -184,6 +189,13 @@ class Detections:
         return text
 
 
+def _rows(det: Detections, keep: np.ndarray) -> Detections:
+    """The index-level rows of ``det`` where ``keep`` is true."""
+    kept = np.flatnonzero(keep)
+    return replace(det, xyxy=det.xyxy[kept], confidence=det.confidence[kept], rank=[det.rank[i] for i in kept],
+                   suit=[det.suit[i] for i in kept], rank_probs=det.rank_probs[kept], card=det.card[kept])
+
+
 # ---------------------------------------------------------------- models
 
 def _session(path: Path, threads: int):
@@ -218,9 +230,13 @@ class CardReader:
         self.det_threshold = det_threshold
         self.rank_confidence = rank_confidence
         ranks = list(Rank)
-        self._rank_of_class = np.array([ranks.index(Rank.JOKER if n.startswith("JOKER") else Rank(n[:-1]))
-                                        for _, n in sorted(self.cls_names.items())])
-        self._suit_of_class = [None if n.startswith("JOKER") else n[-1] for _, n in sorted(self.cls_names.items())]
+        names = [n for _, n in sorted(self.cls_names.items())]
+        #: The classifier's column for "not a corner index" (the detector's false alarms), if it has one.
+        self._none_class = names.index(NOT_AN_INDEX) if NOT_AN_INDEX in names else None
+        cards = [n for n in names if n != NOT_AN_INDEX]
+        self._card_classes = np.array([i for i, n in enumerate(names) if n != NOT_AN_INDEX])
+        self._rank_of_class = np.array([ranks.index(Rank.JOKER if n.startswith("JOKER") else Rank(n[:-1])) for n in cards])
+        self._suit_of_class = [None if n.startswith("JOKER") else n[-1] for n in cards]
 
     # -- step 1: corner indices
     def detect(self, img: np.ndarray) -> Detections:
@@ -257,6 +273,15 @@ class CardReader:
         crops = np.stack([square_crop(img, b, size=self.cls_size) for b in det.xyxy])
         x = crops[:, :, :, ::-1].transpose(0, 3, 1, 2).astype(np.float32) / 255.0
         probs = self.cls.run(None, {self.cls_in.name: x})[0]
+        if self._none_class is not None:
+            # the classifier vetoes boxes that are no corner index (pips, court-card art, the table)
+            real = probs[:, self._none_class] < NOT_AN_INDEX_VETO
+            det = _rows(det, real)
+            if not len(det):
+                return det
+            probs = probs[real]
+        probs = probs[:, self._card_classes]
+        probs = probs / probs.sum(1, keepdims=True).clip(1e-9)
         rank_probs = np.zeros((len(det), len(Rank)), np.float32)
         np.add.at(rank_probs.T, self._rank_of_class, probs.T)
         ranks = list(Rank)
@@ -285,7 +310,6 @@ class CardReader:
         size = np.sqrt(np.prod(det.xyxy[:, 2:] - det.xyxy[:, :2], axis=1).clip(1))
         ctr = (det.xyxy[:, :2] + det.xyxy[:, 2:]) / 2
         cands = []
-        partners = [0] * n
         same = det.rank_probs @ det.rank_probs.T  # probability that two indices show the same rank
         min_same = getattr(self, "pair_min_same", PAIR_MIN_SAME)
         for i in range(n):
@@ -303,8 +327,6 @@ class CardReader:
                 d = float(np.linalg.norm(ctr[i] - ctr[j])) / s
                 if PAIR_RANGE[0] <= d <= PAIR_RANGE[1]:
                     cands.append((-float(same[i, j]), abs(np.log(d / 6.0)), i, j))
-                    partners[i] += 1
-                    partners[j] += 1
         cands.sort()
         card = np.full(n, -1, np.int64)
         k = 0
@@ -316,8 +338,8 @@ class CardReader:
             if card[i] < 0:
                 card[i] = k
                 k += 1
-        if any(p > 1 for p in partners):
-            reasons.append("indices could pair into cards in more than one way (count uncertain)")
+        if _pairings_disagree(det.rank_probs, [(i, j) for _, _, i, j in cands]):
+            reasons.append("indices could pair into cards in more than one way (count or ranks uncertain)")
         rows_xyxy, rows_conf, rows_rank, rows_suit, rows_probs = [], [], [], [], []
         ranks = list(Rank)
         for c in range(k):
@@ -347,6 +369,55 @@ class CardReader:
         """Read the cards in one image (a path or a BGR array)."""
         img = load_image(image)
         return self.merge(self.classify(img, self.detect(img)))
+
+
+#: A group of indices with more possible pairs than this is not searched: the reader abstains.
+MAX_PAIRS_SEARCHED = 16
+
+
+def _pairings_disagree(rank_probs: np.ndarray, pairs: list[tuple[int, int]]) -> bool:
+    """Whether the possible pairs could merge the indices into cards in ways that give another count or
+    other ranks. Every maximal pairing (no possible pair left with both indices unpaired) is one way to
+    read the picture; an index left alone is a card whose other corner is hidden. Three same-rank indices
+    within reach of each other are two cards whichever two pair, so they are no reason to abstain; a
+    chain of four that could be two cards or three is."""
+    ranks = rank_probs.argmax(1)
+    joint = lambda i, j: int((np.log(rank_probs[i].clip(1e-6)) + np.log(rank_probs[j].clip(1e-6))).argmax())  # noqa: E731
+    group = list(range(len(rank_probs)))
+
+    def root(i: int) -> int:
+        while group[i] != i:
+            i = group[i]
+        return i
+
+    for i, j in pairs:
+        group[root(i)] = root(j)
+    by_group: dict[int, list[tuple[int, int]]] = {}
+    for i, j in pairs:
+        by_group.setdefault(root(i), []).append((i, j))
+    for edges in by_group.values():
+        if len(edges) < 2:
+            continue
+        if len(edges) > MAX_PAIRS_SEARCHED:
+            return True
+        members = sorted({k for e in edges for k in e})
+        outcomes: set[tuple[int, tuple[int, ...]]] = set()
+
+        def extend(k: int, used: frozenset, cards: tuple[int, ...]) -> None:
+            if k == len(edges):
+                if all(i in used or j in used for i, j in edges):  # maximal: no pair left to make
+                    alone = tuple(int(ranks[m]) for m in members if m not in used)
+                    outcomes.add((len(cards) + len(alone), tuple(sorted(cards + alone))))
+                return
+            i, j = edges[k]
+            if i not in used and j not in used:
+                extend(k + 1, used | {i, j}, cards + (joint(i, j),))
+            extend(k + 1, used, cards)
+
+        extend(0, frozenset(), ())
+        if len(outcomes) > 1:
+            return True
+    return False
 
 
 # ---------------------------------------------------------------- video

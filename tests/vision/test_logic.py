@@ -95,9 +95,19 @@ def test_fan_of_corners_counts_each_card(merger):
     assert sorted(r.value for r in cards.rank) == ["9", "9", "A", "Q"]
 
 
-def test_ambiguous_pairing_abstains(merger):
+def test_pairings_that_change_the_count_abstain(merger):
+    # a chain of four 7s, each in reach of the next only: two cards (1-2, 3-4) or three (2-3 and two alone)
+    det = _indices([(100 + 120 * i, 100 + 110 * (i % 2), 120 + 120 * i, 130 + 110 * (i % 2), "7", None) for i in range(4)])
+    cards = merger.merge(det)
+    assert cards.abstain and "more than one way" in cards.reasons[0]
+
+
+def test_pairings_that_agree_on_count_and_ranks_do_not_abstain(merger):
+    # three 7s in reach of each other: whichever two pair, it reads two sevens
     det = _indices([(100, 100, 120, 130, "7", None), (200, 210, 220, 240, "7", None), (300, 100, 320, 130, "7", None)])
-    assert merger.merge(det).abstain
+    cards = merger.merge(det)
+    assert not cards.abstain
+    assert [r.value for r in cards.rank] == ["7", "7"]
 
 
 def test_unsure_rank_abstains(merger):
