@@ -1,7 +1,7 @@
 """The card reader on synthetic validation scenes (held-out deck designs): where the reader's detection
-threshold is chosen, never on realdev.
+threshold and the classifier's veto are chosen, never on realdev.
 
-    python bench/bench_reader_synth.py --data /work/cards-data/det1 [--thresholds 0.1,0.2,0.3]
+    python bench/bench_reader_synth.py --data /work/cards-data/det1 [--thresholds 0.1,0.2,0.3] [--vetoes 0.5,0.8]
 
 For each threshold: corner-index precision / recall (IoU >= 0.3 with a labelled index box), the
 classifier's rank accuracy on matched indices, and card-level F1 by rank multiset per image (the
@@ -38,17 +38,25 @@ def main(argv=None) -> int:
     ap.add_argument("--split", default="val")
     ap.add_argument("--thresholds", default="0.1,0.15,0.2,0.25,0.3,0.35,0.45")
     ap.add_argument("--limit", type=int, default=200)
+    ap.add_argument("--vetoes", default="0.5", help="comma list of NONE probabilities at which a box is vetoed")
     ap.add_argument("--pair-min-same", default="", help="comma list to compare (\"none\" = best ranks agree)")
     a = ap.parse_args(argv)
     metas = sorted((a.data / "meta" / a.split).glob("*.json"))[: a.limit]
     reader = CardReader(det_threshold=0.05)
-    cache = []
+    found = []
     for m in metas:
-        meta = json.loads(m.read_text())
         img = load_image(a.data / "images" / a.split / f"{m.stem}.jpg")
-        det = reader.classify(img, reader.detect(img))
-        cache.append((meta, det))
-    print(f"{len(cache)} synthetic {a.split} scenes from {a.data}")
+        found.append((json.loads(m.read_text()), img, reader.detect(img)))
+    for veto in [float(v) for v in a.vetoes.split(",")]:
+        reader.veto = veto
+        cache = [(meta, reader.classify(img, det)) for meta, img, det in found]
+        print(f"{len(cache)} synthetic {a.split} scenes from {a.data}; NONE veto at {veto}")
+        table(a, reader, cache)
+    return 0
+
+
+def table(a, reader: CardReader, cache: list) -> None:
+    """One line per detection threshold (and pairing setting) over the classified scenes."""
     print(f"{'thr':>5}{'idxP':>7}{'idxR':>7}{'rankAcc':>9}{'cardP':>7}{'cardR':>7}{'cardF1':>8}{'exact':>7}{'abstain':>9}")
     pms = [None if x == "none" else float(x) for x in a.pair_min_same.split(",")] if a.pair_min_same else [reader.pair_min_same if hasattr(reader, "pair_min_same") else "default"]
     for thr, pm in [(float(t), pm) for t in a.thresholds.split(",") for pm in pms]:
@@ -102,7 +110,6 @@ def main(argv=None) -> int:
         cF = 2 * cP * cR / max(cP + cR, 1e-9)
         n = len(cache)
         print(f"{thr:>5.2f}{P:>7.3f}{R:>7.3f}{ok / max(nm, 1):>9.3f}{cP:>7.3f}{cR:>7.3f}{cF:>8.3f}{exact / n:>7.3f}{abst / n:>9.3f}")
-    return 0
 
 
 if __name__ == "__main__":

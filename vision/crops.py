@@ -51,7 +51,7 @@ def _paste(img, card, H, rng):
     return P
 
 
-def sample(rng, bank: synth.ArtBank, decks):
+def sample(rng, bank: synth.ArtBank, decks, size: int = 48):
     di = decks[int(rng.integers(0, len(decks)))]
     name, folder, codes, _ = bank.decks[di]
     code = codes[int(rng.integers(0, len(codes)))]
@@ -102,7 +102,7 @@ def sample(rng, bank: synth.ArtBank, decks):
     if rng.random() < 0.08:
         img = cv2.cvtColor(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
     img = cv2.imdecode(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(35, 96))])[1], cv2.IMREAD_COLOR)
-    crop = square_crop(img, bb, pad=float(rng.uniform(0.15, 0.35)), size=48, jitter=rng.normal(0, 0.06, 3))
+    crop = square_crop(img, bb, pad=float(rng.uniform(0.15, 0.35)), size=size, jitter=rng.normal(0, 0.06, 3))
     label = "JOKER" if code.startswith("JOKER") else code
     return crop, label
 
@@ -113,6 +113,7 @@ def main(argv=None) -> int:
     p.add_argument("--count", required=True, type=int)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--split", choices=["train", "val"], default="train")
+    p.add_argument("--size", type=int, default=64, help="crop side in pixels (the classifier's input)")
     p.add_argument("--art-cache", type=Path, default=Path("/work/cards-data/art"))
     a = p.parse_args(argv)
     bank = synth.ArtBank(a.art_cache, a.split)
@@ -126,7 +127,7 @@ def main(argv=None) -> int:
     while n < a.count:
         rng = np.random.default_rng([a.seed, i, 7 if a.split == "train" else 8])
         i += 1
-        s = sample(rng, bank, decks)
+        s = sample(rng, bank, decks, a.size)
         if s is None:
             continue
         crop, label = s

@@ -219,7 +219,8 @@ class CardReader:
     """Reads the face-up cards in one image. Thread-compatible, not thread-safe (one per thread)."""
 
     def __init__(self, det_model: Path | str = DET_MODEL, cls_model: Path | str = CLS_MODEL, threads: int = 2,
-                 det_threshold: float = DET_THRESHOLD, rank_confidence: float = RANK_CONFIDENCE):
+                 det_threshold: float = DET_THRESHOLD, rank_confidence: float = RANK_CONFIDENCE,
+                 veto: float = NOT_AN_INDEX_VETO):
         self.det = _session(Path(det_model), threads)
         self.cls = _session(Path(cls_model), threads)
         self.det_in = self.det.get_inputs()[0]
@@ -229,6 +230,7 @@ class CardReader:
         self.cls_names = _names(self.cls)
         self.det_threshold = det_threshold
         self.rank_confidence = rank_confidence
+        self.veto = veto
         ranks = list(Rank)
         names = [n for _, n in sorted(self.cls_names.items())]
         #: The classifier's column for "not a corner index" (the detector's false alarms), if it has one.
@@ -275,7 +277,7 @@ class CardReader:
         probs = self.cls.run(None, {self.cls_in.name: x})[0]
         if self._none_class is not None:
             # the classifier vetoes boxes that are no corner index (pips, court-card art, the table)
-            real = probs[:, self._none_class] < NOT_AN_INDEX_VETO
+            real = probs[:, self._none_class] < self.veto
             det = _rows(det, real)
             if not len(det):
                 return det

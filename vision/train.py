@@ -4,15 +4,17 @@ The reader is two small models:
 
 * ``index-det``: a one-class YOLOv8 detector (a thinner "pico" width of yolov8n) that finds every
   printed corner index (rank + suit pip) in a frame;
-* ``index-cls``: a classifier that reads a square crop around one index as one of 53 classes
-  (52 rank+suit codes and ``JOKER``), trained by ``vision.train_cls`` on ``vision.crops``.
+* ``index-cls``: a classifier that reads a square crop around one index as one of 54 classes
+  (52 rank+suit codes, ``JOKER`` and ``NONE`` for a box that is no index), trained by
+  ``vision.train_cls`` on ``vision.crops`` and ``vision.mine``.
 
 Steps (each resumable; see ``models/README.md`` for the whole recipe)::
 
     python -m vision.synth --out /work/cards-data/det1 --count 2100 --seed 7            # train decks
     python -m vision.synth --out /work/cards-data/det1 --count 200 --seed 7 --split val # held-out decks
     python -m vision.train det   --data /work/cards-data/det1 --runs /work/cards-runs --hours 1.25
-    python -m vision.train export --runs /work/cards-runs --models models
+    python -m vision.train det   --data /work/cards-data/det1 --name det2 --init /work/cards-runs/det/weights/best.pt --hours 1
+    python -m vision.train export --runs /work/cards-runs --models models --name det2
     (classifier: see vision/train_cls.py and models/README.md)
 
 Run a step again after an interruption and it resumes from ``last.pt``.
@@ -66,28 +68,33 @@ CLS_NAMES = tuple(sorted([r.value + s for r in CLAIMABLE for s in SUITS] + ["JOK
 
 
 def cmd_det(a) -> None:
+    """Train (or resume) the detector run ``a.name``; ``--init`` starts it from another run's weights
+    (a second, shorter schedule at a lower learning rate: how training continues in a later session)."""
     from ultralytics import YOLO
-    run = a.runs / "det"
+    run = a.runs / a.name
     last = run / "weights" / "last.pt"
     if last.exists():
         YOLO(str(last)).train(resume=True)
         return
     a.runs.mkdir(parents=True, exist_ok=True)
-    yaml = a.runs / "yolov8p-index.yaml"
-    yaml.write_text(PICO_YAML)
-    model = YOLO(str(yaml))
+    if a.init:
+        model, more = YOLO(str(a.init)), {"optimizer": "AdamW", "lr0": 0.001, "warmup_epochs": 0}
+    else:
+        yaml = a.runs / "yolov8p-index.yaml"
+        yaml.write_text(PICO_YAML)
+        model, more = YOLO(str(yaml)), {}
     model.train(data=str(a.data / "data.yaml"), single_cls=True, imgsz=DET_IMGSZ, epochs=a.epochs,
-                time=a.hours, batch=16, workers=0, device="cpu", project=str(a.runs), name="det",
-                exist_ok=True, pretrained=False, fliplr=0.0, flipud=0.0, degrees=0.0, mosaic=1.0,
+                time=a.hours, batch=16, workers=0, device="cpu", project=str(a.runs), name=a.name,
+                exist_ok=True, pretrained=bool(a.init), fliplr=0.0, flipud=0.0, degrees=0.0, mosaic=1.0,
                 close_mosaic=1, scale=0.4, translate=0.1, hsv_h=0.02, patience=100, plots=False,
-                amp=False, seed=0, deterministic=False, cache=False, save_period=1)
+                amp=False, seed=0, deterministic=False, cache=False, save_period=1, **more)
 
 
 def cmd_export(a) -> None:
     from ultralytics import YOLO
     a.models.mkdir(parents=True, exist_ok=True)
     # the classifier is exported by vision.train_cls
-    w = a.runs / "det" / "weights" / "best.pt"
+    w = a.runs / a.name / "weights" / "best.pt"
     if not w.exists():
         w = a.runs / "det" / "weights" / "last.pt"
     if not w.exists():
@@ -106,9 +113,12 @@ def main(argv=None) -> int:
     d.add_argument("--runs", type=Path, default=Path("/work/cards-runs"))
     d.add_argument("--epochs", type=int, default=30)
     d.add_argument("--hours", type=float, default=1.0)
+    d.add_argument("--name", default="det", help="the run's folder under --runs")
+    d.add_argument("--init", type=Path, help="start from these weights (a .pt of an earlier run)")
     e = sub.add_parser("export")
     e.add_argument("--runs", type=Path, default=Path("/work/cards-runs"))
     e.add_argument("--models", type=Path, default=Path("models"))
+    e.add_argument("--name", default="det", help="the run to export")
     a = p.parse_args(argv)
     {"det": cmd_det, "export": cmd_export}[a.cmd](a)
     return 0

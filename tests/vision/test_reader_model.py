@@ -72,6 +72,19 @@ def test_a_blank_table_has_no_cards(reader):
     assert det.count == 0 and det.abstain
 
 
+def test_boxes_on_the_bare_table_are_vetoed_as_no_index(reader):
+    """The classifier's NONE class drops the detector's false alarms before cards are counted: index-sized
+    boxes on an empty wooden table must not come back as cards."""
+    from tests.e2e.video import table
+
+    img = table()
+    boxes = np.array([[x, y, x + 22, y + 34] for x in (60, 250, 480) for y in (80, 300)], np.float32)
+    n = len(boxes)
+    found = Detections("index", boxes, np.full(n, 0.5, np.float32), [None] * n, [None] * n,
+                       np.zeros((n, len(Rank)), np.float32), np.full(n, -1, np.int64), image_size=(640, 480))
+    assert len(reader.classify(img, found)) == 0
+
+
 def test_rotating_the_picture_keeps_the_ranks(reader):
     for case in CASES:
         if not case.get("golden"):
