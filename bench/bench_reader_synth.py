@@ -38,20 +38,22 @@ def main(argv=None) -> int:
     ap.add_argument("--split", default="val")
     ap.add_argument("--thresholds", default="0.1,0.15,0.2,0.25,0.3,0.35,0.45")
     ap.add_argument("--limit", type=int, default=200)
+    ap.add_argument("--inside", default="0.4", help="comma list: drop a box this much inside a better one (1.0: never)")
     ap.add_argument("--vetoes", default="0.5", help="comma list of NONE probabilities at which a box is vetoed")
     ap.add_argument("--pair-min-same", default="", help="comma list to compare (\"none\" = best ranks agree)")
     a = ap.parse_args(argv)
     metas = sorted((a.data / "meta" / a.split).glob("*.json"))[: a.limit]
     reader = CardReader(det_threshold=0.05)
-    found = []
-    for m in metas:
-        img = load_image(a.data / "images" / a.split / f"{m.stem}.jpg")
-        found.append((json.loads(m.read_text()), img, reader.detect(img)))
-    for veto in [float(v) for v in a.vetoes.split(",")]:
-        reader.veto = veto
-        cache = [(meta, reader.classify(img, det)) for meta, img, det in found]
-        print(f"{len(cache)} synthetic {a.split} scenes from {a.data}; NONE veto at {veto}")
-        table(a, reader, cache)
+    images = [(json.loads(m.read_text()), load_image(a.data / "images" / a.split / f"{m.stem}.jpg")) for m in metas]
+    for inside in [float(v) for v in a.inside.split(",")]:
+        reader.inside = inside
+        found = [(meta, img, reader.detect(img)) for meta, img in images]
+        for veto in [float(v) for v in a.vetoes.split(",")]:
+            reader.veto = veto
+            cache = [(meta, reader.classify(img, det)) for meta, img, det in found]
+            print(f"{len(cache)} synthetic {a.split} scenes from {a.data}; NONE veto at {veto}; "
+                  f"boxes {inside} inside another dropped")
+            table(a, reader, cache)
     return 0
 
 

@@ -49,6 +49,8 @@ PAIR_RANGE = (3.0, 8.5)
 PAIR_MIN_SAME: float | None = 0.05
 
 
+#: A detected box this much inside a higher-scoring one is dropped as the same index (1.0: never).
+INSIDE = 0.4
 #: The classifier's class for a box that is no corner index, and the probability at which it vetoes one.
 NOT_AN_INDEX = "NONE"
 NOT_AN_INDEX_VETO = 0.5
@@ -189,6 +191,25 @@ class Detections:
         return text
 
 
+def _not_inside(xyxy: np.ndarray, scores: np.ndarray, share: float) -> np.ndarray:
+    """Which boxes to keep: a box that lies ``share`` or more inside a higher-scoring one is the same
+    index found twice (its rank alone, or its pip), which NMS keeps when the sizes differ, and which
+    would otherwise be counted as a card of its own."""
+    order = np.argsort(-scores)
+    area = np.prod(xyxy[:, 2:] - xyxy[:, :2], axis=1).clip(1e-6)
+    keep = np.ones(len(xyxy), bool)
+    for rank_i, i in enumerate(order):
+        for j in order[:rank_i]:
+            if not keep[j]:
+                continue
+            w = min(xyxy[i, 2], xyxy[j, 2]) - max(xyxy[i, 0], xyxy[j, 0])
+            h = min(xyxy[i, 3], xyxy[j, 3]) - max(xyxy[i, 1], xyxy[j, 1])
+            if w > 0 and h > 0 and w * h >= share * area[i]:
+                keep[i] = False
+                break
+    return keep
+
+
 def _rows(det: Detections, keep: np.ndarray) -> Detections:
     """The index-level rows of ``det`` where ``keep`` is true."""
     kept = np.flatnonzero(keep)
@@ -231,6 +252,7 @@ class CardReader:
         self.det_threshold = det_threshold
         self.rank_confidence = rank_confidence
         self.veto = veto
+        self.inside = INSIDE
         ranks = list(Rank)
         names = [n for _, n in sorted(self.cls_names.items())]
         #: The classifier's column for "not a corner index" (the detector's false alarms), if it has one.
@@ -262,6 +284,8 @@ class CardReader:
                                scores.astype(float).tolist(), self.det_threshold, 0.5)
         idx = np.array(idx, dtype=np.int64).reshape(-1)
         xyxy, scores = xyxy[idx], scores[idx]
+        keep = _not_inside(xyxy, scores, self.inside)
+        xyxy, scores = xyxy[keep], scores[keep]
         xyxy = (xyxy - [left, top, left, top]) / r
         xyxy = np.clip(xyxy, 0, [w, h, w, h]).astype(np.float32)
         n = len(xyxy)

@@ -163,3 +163,16 @@ def test_stabiliser_window_forgets():
 def test_stabiliser_rejects_bad_settings():
     with pytest.raises(ValueError):
         Stabiliser(window=3, min_votes=4)
+
+
+def test_a_box_inside_a_better_one_is_the_same_index_found_twice():
+    from vision.reader import _not_inside
+
+    whole = [100, 100, 124, 150]  # rank and pip
+    rank_only = [102, 102, 122, 122]  # the same index's rank, found again at a smaller size
+    neighbour = [160, 100, 184, 150]  # another card's index beside it
+    keep = _not_inside(np.array([rank_only, whole, neighbour], np.float32), np.array([0.3, 0.6, 0.4]), 0.4)
+    assert keep.tolist() == [False, True, True]
+    # nothing is dropped when boxes merely touch, or when the rule is off
+    assert _not_inside(np.array([whole, neighbour], np.float32), np.array([0.6, 0.4]), 0.4).all()
+    assert _not_inside(np.array([rank_only, whole], np.float32), np.array([0.3, 0.6]), 1.01).all()
