@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -395,7 +396,7 @@ def bench(work: Path, trials: int, source: str = "live") -> dict:
         result["latencies_s"] = valid
         if valid:
             ordered = sorted(valid)
-            result["median_s"] = ordered[len(ordered) // 2]
+            result["median_s"] = statistics.median(ordered)
             result["max_s"] = ordered[-1]
         result["ok"] = bool(valid)
     except Exception as error:
