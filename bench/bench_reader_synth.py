@@ -21,15 +21,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from vision.reader import CardReader, load_image  # noqa: E402
-
-
-def iou(a, b):
-    x0, y0 = np.maximum(a[:, None, :2], b[None, :, :2]).transpose(2, 0, 1)
-    x1, y1 = np.minimum(a[:, None, 2:], b[None, :, 2:]).transpose(2, 0, 1)
-    inter = np.clip(x1 - x0, 0, None) * np.clip(y1 - y0, 0, None)
-    area = lambda z: (z[:, 2] - z[:, 0]) * (z[:, 3] - z[:, 1])  # noqa: E731
-    return inter / (area(a)[:, None] + area(b)[None, :] - inter + 1e-9)
+from vision.reader import CardReader, box_iou, load_image  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -60,9 +52,9 @@ def main(argv=None) -> int:
 def table(a, reader: CardReader, cache: list) -> None:
     """One line per detection threshold (and pairing setting) over the classified scenes."""
     print(f"{'thr':>5}{'idxP':>7}{'idxR':>7}{'rankAcc':>9}{'cardP':>7}{'cardR':>7}{'cardF1':>8}{'exact':>7}{'abstain':>9}")
-    pms = [None if x == "none" else float(x) for x in a.pair_min_same.split(",")] if a.pair_min_same else [reader.pair_min_same if hasattr(reader, "pair_min_same") else "default"]
+    pms = [None if x == "none" else float(x) for x in a.pair_min_same.split(",")] if a.pair_min_same else [reader.pair_min_same]
     for thr, pm in [(float(t), pm) for t in a.thresholds.split(",") for pm in pms]:
-        if pm != "default":
+        if a.pair_min_same:
             reader.pair_min_same = pm
             print(f"pair_min_same={pm}")
         tp = fp = fn = 0
@@ -70,13 +62,10 @@ def table(a, reader: CardReader, cache: list) -> None:
         ctp = cfp = cfn = exact = abst = 0
         for meta, det in cache:
             keep = det.confidence >= thr
-            sub = type(det)(**{**det.__dict__, "xyxy": det.xyxy[keep], "confidence": det.confidence[keep],
-                               "rank": [r for r, k in zip(det.rank, keep) if k],
-                               "suit": [s for s, k in zip(det.suit, keep) if k],
-                               "rank_probs": det.rank_probs[keep], "card": det.card[keep]})
+            sub = det.select(keep)
             gt = np.array([b["box"] for b in meta["boxes"]], np.float32).reshape(-1, 4)
             if len(sub) and len(gt):
-                m = iou(sub.xyxy, gt)
+                m = box_iou(sub.xyxy, gt)
                 matched_gt = set()
                 for i in np.argsort(-sub.confidence):
                     j = int(m[i].argmax())

@@ -12,7 +12,6 @@ Decks whose art renders smaller than 200 px are skipped (their indices would be 
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
@@ -108,13 +107,8 @@ def sample(rng, bank: synth.ArtBank, decks, size: int = 48):
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m vision.crops")
-    p.add_argument("--out", required=True, type=Path)
-    p.add_argument("--count", required=True, type=int)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--split", choices=["train", "val"], default="train")
+    p = synth.generator_parser("python -m vision.crops", __doc__.split("\n\n")[0])
     p.add_argument("--size", type=int, default=64, help="crop side in pixels (the classifier's input)")
-    p.add_argument("--art-cache", type=Path, default=Path("/work/cards-data/art"))
     a = p.parse_args(argv)
     bank = synth.ArtBank(a.art_cache, a.split)
     decks = [i for i, d in enumerate(bank.decks)

@@ -30,19 +30,8 @@ import numpy as np
 
 from vision import synth
 from vision.reader import NOT_AN_INDEX as NONE
-from vision.reader import CardReader, square_crop
+from vision.reader import CardReader, box_iou, square_crop
 from vision.train import CLS_NAMES
-
-
-def iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """IoU of every box in ``a`` (N, 4) with every box in ``b`` (M, 4)."""
-    x0 = np.maximum(a[:, None, 0], b[None, :, 0])
-    y0 = np.maximum(a[:, None, 1], b[None, :, 1])
-    x1 = np.minimum(a[:, None, 2], b[None, :, 2])
-    y1 = np.minimum(a[:, None, 3], b[None, :, 3])
-    inter = (x1 - x0).clip(0) * (y1 - y0).clip(0)
-    area = lambda z: (z[:, 2] - z[:, 0]) * (z[:, 3] - z[:, 1])  # noqa: E731
-    return inter / (area(a)[:, None] + area(b)[None, :] - inter + 1e-9)
 
 
 def inside(points: np.ndarray, boxes: np.ndarray) -> np.ndarray:
@@ -65,7 +54,7 @@ def scene_crops(reader: CardReader, img: np.ndarray, meta: dict, rng, size: int,
     found = reader.detect(img)
     out: list[tuple[np.ndarray, str]] = []
     if len(found):
-        overlap = iou(found.xyxy, truth) if len(truth) else np.zeros((len(found), 0))
+        overlap = box_iou(found.xyxy, truth) if len(truth) else np.zeros((len(found), 0))
         best = overlap.max(1) if overlap.shape[1] else np.zeros(len(found))
         centres = (found.xyxy[:, :2] + found.xyxy[:, 2:]) / 2
         pos = [i for i in range(len(found)) if best[i] >= 0.5]
@@ -82,7 +71,7 @@ def scene_crops(reader: CardReader, img: np.ndarray, meta: dict, rng, size: int,
         side = float(rng.choice(sides)) * rng.uniform(0.7, 1.4)
         x, y = rng.uniform(0, max(w - side, 1)), rng.uniform(0, max(h - side, 1))
         box = np.array([[x, y, x + side, y + side * rng.uniform(0.8, 1.6)]], np.float32)
-        if len(truth) and (iou(box, truth).max() >= 0.05 or inside((box[:, :2] + box[:, 2:]) / 2, truth)[0]):
+        if len(truth) and (box_iou(box, truth).max() >= 0.05 or inside((box[:, :2] + box[:, 2:]) / 2, truth)[0]):
             continue
         out.append((square_crop(img, box[0], size=size), NONE))
     return out

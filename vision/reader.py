@@ -152,6 +152,12 @@ class Detections:
     def __len__(self) -> int:
         return len(self.xyxy)
 
+    def select(self, keep: np.ndarray) -> "Detections":
+        """The index-level rows where ``keep`` (a boolean mask) is true."""
+        kept = np.flatnonzero(keep)
+        return replace(self, xyxy=self.xyxy[kept], confidence=self.confidence[kept], rank=[self.rank[i] for i in kept],
+                       suit=[self.suit[i] for i in kept], rank_probs=self.rank_probs[kept], card=self.card[kept])
+
     @property
     def count(self) -> int:
         """Number of cards read (card level) or of indices found (index level)."""
@@ -210,11 +216,21 @@ def _not_inside(xyxy: np.ndarray, scores: np.ndarray, share: float) -> np.ndarra
     return keep
 
 
-def _rows(det: Detections, keep: np.ndarray) -> Detections:
-    """The index-level rows of ``det`` where ``keep`` is true."""
-    kept = np.flatnonzero(keep)
-    return replace(det, xyxy=det.xyxy[kept], confidence=det.confidence[kept], rank=[det.rank[i] for i in kept],
-                   suit=[det.suit[i] for i in kept], rank_probs=det.rank_probs[kept], card=det.card[kept])
+def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """IoU of every box in ``a`` (N, 4) with every box in ``b`` (M, 4), both x0, y0, x1, y1."""
+    x0 = np.maximum(a[:, None, 0], b[None, :, 0])
+    y0 = np.maximum(a[:, None, 1], b[None, :, 1])
+    x1 = np.minimum(a[:, None, 2], b[None, :, 2])
+    y1 = np.minimum(a[:, None, 3], b[None, :, 3])
+    inter = (x1 - x0).clip(0) * (y1 - y0).clip(0)
+    area = lambda z: (z[:, 2] - z[:, 0]) * (z[:, 3] - z[:, 1])  # noqa: E731
+    return inter / (area(a)[:, None] + area(b)[None, :] - inter + 1e-9)
+
+
+def _joint(rank_probs: np.ndarray) -> np.ndarray:
+    """The rank probabilities of one card from those of its indices (rows), read independently."""
+    joint = np.exp(np.log(rank_probs.clip(1e-6)).sum(0))
+    return joint / joint.sum()
 
 
 # ---------------------------------------------------------------- models
@@ -253,6 +269,7 @@ class CardReader:
         self.rank_confidence = rank_confidence
         self.veto = veto
         self.inside = INSIDE
+        self.pair_min_same = PAIR_MIN_SAME
         ranks = list(Rank)
         names = [n for _, n in sorted(self.cls_names.items())]
         #: The classifier's column for "not a corner index" (the detector's false alarms), if it has one.
@@ -302,7 +319,7 @@ class CardReader:
         if self._none_class is not None:
             # the classifier vetoes boxes that are no corner index (pips, court-card art, the table)
             real = probs[:, self._none_class] < self.veto
-            det = _rows(det, real)
+            det = det.select(real)
             if not len(det):
                 return det
             probs = probs[real]
@@ -337,7 +354,7 @@ class CardReader:
         ctr = (det.xyxy[:, :2] + det.xyxy[:, 2:]) / 2
         cands = []
         same = det.rank_probs @ det.rank_probs.T  # probability that two indices show the same rank
-        min_same = getattr(self, "pair_min_same", PAIR_MIN_SAME)
+        min_same = self.pair_min_same
         for i in range(n):
             for j in range(i + 1, n):
                 if min_same is None:
@@ -371,8 +388,7 @@ class CardReader:
         for c in range(k):
             m = card == c
             p = det.rank_probs[m]
-            joint = np.exp(np.log(p.clip(1e-6)).sum(0))
-            joint /= joint.sum()
+            joint = _joint(p)
             r = ranks[int(joint.argmax())]
             suits = {s for s in np.array(det.suit, dtype=object)[m] if s}
             rows_xyxy.append(np.concatenate([det.xyxy[m, :2].min(0), det.xyxy[m, 2:].max(0)]))
@@ -408,7 +424,6 @@ def _pairings_disagree(rank_probs: np.ndarray, pairs: list[tuple[int, int]]) -> 
     within reach of each other are two cards whichever two pair, so they are no reason to abstain; a
     chain of four that could be two cards or three is."""
     ranks = rank_probs.argmax(1)
-    joint = lambda i, j: int((np.log(rank_probs[i].clip(1e-6)) + np.log(rank_probs[j].clip(1e-6))).argmax())  # noqa: E731
     group = list(range(len(rank_probs)))
 
     def root(i: int) -> int:
@@ -437,7 +452,7 @@ def _pairings_disagree(rank_probs: np.ndarray, pairs: list[tuple[int, int]]) -> 
                 return
             i, j = edges[k]
             if i not in used and j not in used:
-                extend(k + 1, used | {i, j}, cards + (joint(i, j),))
+                extend(k + 1, used | {i, j}, cards + (int(_joint(rank_probs[[i, j]]).argmax()),))
             extend(k + 1, used, cards)
 
         extend(0, frozenset(), ())

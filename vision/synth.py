@@ -307,14 +307,20 @@ def _bar(i, n, t0, width=30):
     sys.stderr.flush()
 
 
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m vision.synth", description=__doc__.split("\n\n")[0])
+def generator_parser(prog: str, description: str) -> argparse.ArgumentParser:
+    """The options every synthetic-data generator takes (this one and ``vision.crops``)."""
+    p = argparse.ArgumentParser(prog=prog, description=description)
     p.add_argument("--out", required=True, type=Path)
     p.add_argument("--count", required=True, type=int)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--split", choices=["train", "val"], default="train")
-    p.add_argument("--start", type=int, default=0, help="first image number (to extend a set)")
     p.add_argument("--art-cache", type=Path, default=Path("/work/cards-data/art"))
+    return p
+
+
+def main(argv=None) -> int:
+    p = generator_parser("python -m vision.synth", __doc__.split("\n\n")[0])
+    p.add_argument("--start", type=int, default=0, help="first image number (to extend a set)")
     a = p.parse_args(argv)
     bank = ArtBank(a.art_cache, a.split)
     print(f"[synth] {len(bank.decks)} deck designs for {a.split}: {', '.join(d[0] for d in bank.decks)}", file=sys.stderr)

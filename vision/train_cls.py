@@ -58,6 +58,11 @@ def index_net(pretrained: bool = True) -> nn.Module:
     return net
 
 
+def normalised(x: torch.Tensor) -> torch.Tensor:
+    """0..1 RGB to the -1..1 range the network is trained and exported with."""
+    return (x - 0.5) / 0.5
+
+
 class Exported(nn.Module):
     """0..1 RGB in, class probabilities out: normalisation and softmax live in the ONNX graph."""
 
@@ -66,7 +71,7 @@ class Exported(nn.Module):
         self.net = net
 
     def forward(self, x):
-        return torch.softmax(self.net((x - 0.5) / 0.5), 1)
+        return torch.softmax(self.net(normalised(x)), 1)
 
 
 def load(folder: Path):
@@ -206,7 +211,7 @@ def main(argv=None) -> int:
         for s in range(steps_per_epoch):
             idx = perm[s * bs:(s + 1) * bs]
             x = augment(xtr_t[idx].float() / 255, g)
-            out = net((x - 0.5) / 0.5)
+            out = net(normalised(x))
             loss = F.cross_entropy(out, ytr_t[idx], label_smoothing=0.05)
             opt.zero_grad()
             loss.backward()
@@ -220,7 +225,7 @@ def main(argv=None) -> int:
                       f"{(time.time() - t_start) / 60:.1f} min", flush=True)
         net.eval()
         with torch.no_grad():
-            pred = torch.cat([net((xva_t[i:i + 256] - 0.5) / 0.5).argmax(1) for i in range(0, len(yva), 256)])
+            pred = torch.cat([net(normalised(xva_t[i:i + 256])).argmax(1) for i in range(0, len(yva), 256)])
         rec = {"epoch": ep, "train_loss": tl / seen, "train_acc": tc / seen, **scores(pred.numpy(), yva),
                "minutes": (time.time() - t_start) / 60}
         print(json.dumps(rec), flush=True)

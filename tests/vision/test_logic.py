@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from assistant.cards import Rank
-from vision.reader import CardReader, Detections, ImageError, Stabiliser, load_image
+from vision.reader import PAIR_MIN_SAME, CardReader, Detections, ImageError, Stabiliser, load_image
 
 
 def test_missing_file_says_so(tmp_path):
@@ -69,6 +69,7 @@ def merger():
     # merge() uses only the thresholds, not the sessions
     r = CardReader.__new__(CardReader)
     r.rank_confidence = 0.5
+    r.pair_min_same = PAIR_MIN_SAME
     return r
 
 
