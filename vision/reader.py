@@ -49,7 +49,8 @@ PAIR_RANGE = (3.0, 8.5)
 PAIR_MIN_SAME: float | None = 0.05
 
 
-#: A detected box this much inside a higher-scoring one is dropped as the same index (1.0: never).
+#: Two detected boxes are the same index when this share of the smaller lies inside the other; the
+#: lower-scoring one is dropped (1.0: never).
 INSIDE = 0.4
 #: The classifier's class for a box that is no corner index, and the probability at which it vetoes one.
 NOT_AN_INDEX = "NONE"
@@ -198,9 +199,10 @@ class Detections:
 
 
 def _not_inside(xyxy: np.ndarray, scores: np.ndarray, share: float) -> np.ndarray:
-    """Which boxes to keep: a box that lies ``share`` or more inside a higher-scoring one is the same
-    index found twice (its rank alone, or its pip), which NMS keeps when the sizes differ, and which
-    would otherwise be counted as a card of its own."""
+    """Which boxes to keep: when ``share`` or more of the smaller of two boxes lies inside the other, they
+    are the same index found twice (its rank alone or its pip inside it, or a box grown around it), which
+    NMS keeps when the sizes differ, and which would otherwise be counted as a card of its own; the
+    higher-scoring one stays."""
     order = np.argsort(-scores)
     area = np.prod(xyxy[:, 2:] - xyxy[:, :2], axis=1).clip(1e-6)
     keep = np.ones(len(xyxy), bool)
@@ -210,7 +212,7 @@ def _not_inside(xyxy: np.ndarray, scores: np.ndarray, share: float) -> np.ndarra
                 continue
             w = min(xyxy[i, 2], xyxy[j, 2]) - max(xyxy[i, 0], xyxy[j, 0])
             h = min(xyxy[i, 3], xyxy[j, 3]) - max(xyxy[i, 1], xyxy[j, 1])
-            if w > 0 and h > 0 and w * h >= share * area[i]:
+            if w > 0 and h > 0 and w * h >= share * min(area[i], area[j]):
                 keep[i] = False
                 break
     return keep

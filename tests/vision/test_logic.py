@@ -177,3 +177,17 @@ def test_a_box_inside_a_better_one_is_the_same_index_found_twice():
     # nothing is dropped when boxes merely touch, or when the rule is off
     assert _not_inside(np.array([whole, neighbour], np.float32), np.array([0.6, 0.4]), 0.4).all()
     assert _not_inside(np.array([rank_only, whole], np.float32), np.array([0.3, 0.6]), 1.01).all()
+
+
+def test_a_worse_box_grown_around_an_index_is_the_same_index_found_twice():
+    """A real photo's index is often found a second time by a larger, weaker box around it; kept, it
+    would be a card of its own (edje_0031: one 10 read as two)."""
+    from vision.reader import _not_inside
+
+    index = [100, 100, 124, 150]
+    grown = [90, 92, 140, 170]  # holds the whole index but is more than twice its area
+    keep = _not_inside(np.array([index, grown], np.float32), np.array([0.7, 0.12]), 0.4)
+    assert keep.tolist() == [True, False]
+    # the better box stays whichever of the two is larger
+    keep = _not_inside(np.array([index, grown], np.float32), np.array([0.12, 0.7]), 0.4)
+    assert keep.tolist() == [False, True]
