@@ -191,3 +191,41 @@ def test_a_worse_box_grown_around_an_index_is_the_same_index_found_twice():
     # the better box stays whichever of the two is larger
     keep = _not_inside(np.array([index, grown], np.float32), np.array([0.12, 0.7]), 0.4)
     assert keep.tolist() == [False, True]
+
+
+class _TurnSensitiveClassifier:
+    """Stands in for the classifier session: reads class 0 from a crop whose top-left pixel is bright and
+    class 1 otherwise, sure (0.95) when its centre pixel is bright and unsure (0.6) otherwise; records how
+    many crops each call was given."""
+
+    def __init__(self, n_classes: int):
+        self.n, self.calls = n_classes, []
+
+    def run(self, _outputs, feed):
+        (x,) = feed.values()
+        self.calls.append(len(x))
+        p = np.full((len(x), self.n), 0.0, np.float32)
+        for i, crop in enumerate(x):
+            cls = 0 if crop[0, 0, 0] > 0.5 else 1
+            sure = 0.95 if crop[0, 4, 4] > 0.5 else 0.6
+            p[i, cls], p[i, 2] = sure, 1 - sure
+        return [p]
+
+
+def test_an_unsure_crop_is_read_again_at_its_other_quarter_turns():
+    """An index may lie at any angle, so an unsure reading is averaged over the crop's four quarter turns;
+    a sure one is read once (the time a frame may take)."""
+    reader = CardReader()
+    fake = _TurnSensitiveClassifier(len(reader.cls_names))
+    reader.cls = fake
+    x = np.zeros((2, 3, 9, 9), np.float32)
+    x[0, :, 4, 4] = 1.0  # crop 0: sure; crop 1: unsure
+    x[1, :, 0, 0] = 1.0  # crop 1 reads class 0 upright and class 1 at every other turn
+    probs = reader._class_probs(x)
+    assert fake.calls == [2, 3]  # both read once, then only the unsure one at three more turns
+    assert probs[0, 1] == pytest.approx(0.95)
+    assert probs[1, 0] == pytest.approx(0.6 / 4) and probs[1, 1] == pytest.approx(0.6 * 3 / 4)
+    reader.second_look = 0.0
+    fake.calls.clear()
+    reader._class_probs(x)
+    assert fake.calls == [2]
