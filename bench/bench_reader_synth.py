@@ -5,7 +5,8 @@ threshold and the classifier's veto are chosen, never on realdev.
 
 For each threshold: corner-index precision / recall (IoU >= 0.3 with a labelled index box), the
 classifier's rank accuracy on matched indices, and card-level F1 by rank multiset per image (the
-labelled cards are those with at least one visible index).
+labelled cards are those with at least one visible index), exact-scene rate, abstain rate, and the rate
+of confident wrong readings (wrong and not abstaining: what a referee must avoid).
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ def main(argv=None) -> int:
 
 def table(a, reader: CardReader, cache: list) -> None:
     """One line per detection threshold (and pairing setting) over the classified scenes."""
-    print(f"{'thr':>5}{'idxP':>7}{'idxR':>7}{'rankAcc':>9}{'cardP':>7}{'cardR':>7}{'cardF1':>8}{'exact':>7}{'abstain':>9}")
+    print(f"{'thr':>5}{'idxP':>7}{'idxR':>7}{'rankAcc':>9}{'cardP':>7}{'cardR':>7}{'cardF1':>8}{'exact':>7}{'abstain':>9}{'wrong&ans':>11}")
     pms = [None if x == "none" else float(x) for x in a.pair_min_same.split(",")] if a.pair_min_same else [reader.pair_min_same]
     for thr, pm in [(float(t), pm) for t in a.thresholds.split(",") for pm in pms]:
         if a.pair_min_same:
@@ -59,7 +60,7 @@ def table(a, reader: CardReader, cache: list) -> None:
             print(f"pair_min_same={pm}")
         tp = fp = fn = 0
         ok = nm = 0
-        ctp = cfp = cfn = exact = abst = 0
+        ctp = cfp = cfn = exact = abst = wrong_answered = 0
         for meta, det in cache:
             keep = det.confidence >= thr
             sub = det.select(keep)
@@ -94,13 +95,14 @@ def table(a, reader: CardReader, cache: list) -> None:
             cfn += sum(truth.values()) - t
             exact += int(pred == truth)
             abst += int(cards.abstain)
+            wrong_answered += int(pred != truth and not cards.abstain)
         P = tp / max(tp + fp, 1)
         R = tp / max(tp + fn, 1)
         cP = ctp / max(ctp + cfp, 1)
         cR = ctp / max(ctp + cfn, 1)
         cF = 2 * cP * cR / max(cP + cR, 1e-9)
         n = len(cache)
-        print(f"{thr:>5.2f}{P:>7.3f}{R:>7.3f}{ok / max(nm, 1):>9.3f}{cP:>7.3f}{cR:>7.3f}{cF:>8.3f}{exact / n:>7.3f}{abst / n:>9.3f}")
+        print(f"{thr:>5.2f}{P:>7.3f}{R:>7.3f}{ok / max(nm, 1):>9.3f}{cP:>7.3f}{cR:>7.3f}{cF:>8.3f}{exact / n:>7.3f}{abst / n:>9.3f}{wrong_answered / n:>11.3f}")
 
 
 if __name__ == "__main__":
