@@ -1,6 +1,6 @@
 """Synthetic photos of face-up cards on tables, labelled on the printed corner indices.
 
-    python -m vision.synth --out DIR --count N --seed S [--split train|val] [--art-cache DIR]
+    python -m vision.synth --out DIR --count N --seed S [--split train|val] [--art-cache DIR] [--reveal]
 
 Writes ``DIR/images/{split}/NNNNNN.jpg`` and YOLO labels ``DIR/labels/{split}/NNNNNN.txt`` (one line per
 visible corner index: ``class cx cy w h`` normalised, class = rank index in :data:`CLASSES`), plus
@@ -12,6 +12,8 @@ Scenes: 1 to 8 cards (sometimes a pile of up to 24) scattered, in rows and fans 
 corners showing, or stacked; any rotation, mild perspective, card heights from 60 px to the frame;
 procedural wood, felt, cloth, carpet, stripes and noise tables with clutter; fingers over edges;
 shadows, glare, uneven and coloured light, blur, noise, greyscale and JPEG artefacts. Never mirrored.
+``--reveal`` renders only Cheat reveals (one to four cards, mostly of one rank, from one design): the
+picture the referee must read right, where same-rank indices lie side by side.
 """
 
 from __future__ import annotations
@@ -203,7 +205,22 @@ def finger(rng, img, occ, w, h):
     occ[m > 127] = -1
 
 
-def render_scene(rng, bank: ArtBank):
+def reveal_picks(rng, codes: list[str]) -> np.ndarray:
+    """The cards of a Cheat reveal: one to four cards of one rank (an honest play), a third of the time
+    with one card of another rank among them (a lie). Same-rank indices side by side in a fan or a pile
+    are what the reader must not merge into one card."""
+    ranks = sorted({c[:-1] for c in codes if not c.startswith("JOKER")})
+    rank = ranks[int(rng.integers(0, len(ranks)))]
+    same = [i for i, c in enumerate(codes) if not c.startswith("JOKER") and c[:-1] == rank]
+    picks = list(rng.choice(same, size=min(int(rng.integers(1, 5)), len(same)), replace=False))
+    if rng.random() < 0.33:
+        others = [i for i in range(len(codes)) if i not in same]
+        picks[int(rng.integers(0, len(picks)))] = int(rng.choice(others))
+    return np.array(picks)
+
+
+def render_scene(rng, bank: ArtBank, reveal: bool = False):
+    """One table scene and its index labels; ``reveal``: the cards of a Cheat reveal, from one design."""
     w, h = [(640, 480), (640, 640), (480, 640), (640, 360), (640, 480)][int(rng.integers(0, 5))]
     img = background(rng, h, w)
     clutter(rng, img)
@@ -212,13 +229,13 @@ def render_scene(rng, bank: ArtBank):
     deck_i = int(rng.integers(0, len(bank.decks)))
     name, folder, codes, _ = bank.decks[deck_i]
     # Cheat is mostly one deck: draw distinct cards, sometimes from a second design too
-    picks = rng.choice(len(codes), size=min(n, len(codes)), replace=False)
+    picks = reveal_picks(rng, codes) if reveal else rng.choice(len(codes), size=min(n, len(codes)), replace=False)
     place, height = layout(rng, len(picks), w, h)
     occ = np.full((h, w), -2, np.int32)  # id of the top card at each pixel (-2 table, -1 finger)
     polys = []  # per card: list of (index polygon, code)
     persp = rng.uniform(0, 0.06)
     for k, (pi, (center, angle)) in enumerate(zip(picks, place)):
-        di = deck_i if rng.random() > 0.1 else int(rng.integers(0, len(bank.decks)))
+        di = deck_i if reveal or rng.random() > 0.1 else int(rng.integers(0, len(bank.decks)))
         code = bank.decks[di][2][int(pi) % len(bank.decks[di][2])]
         card, boxes = bank.card(di, code)
         ch, cw = card.shape[:2]
@@ -321,6 +338,8 @@ def generator_parser(prog: str, description: str) -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     p = generator_parser("python -m vision.synth", __doc__.split("\n\n")[0])
     p.add_argument("--start", type=int, default=0, help="first image number (to extend a set)")
+    p.add_argument("--reveal", action="store_true",
+                   help="scenes of Cheat reveals only (1-4 cards mostly of one rank), for validating the reader")
     a = p.parse_args(argv)
     bank = ArtBank(a.art_cache, a.split)
     print(f"[synth] {len(bank.decks)} deck designs for {a.split}: {', '.join(d[0] for d in bank.decks)}", file=sys.stderr)
@@ -329,7 +348,7 @@ def main(argv=None) -> int:
     t0 = time.time()
     for i in range(a.start, a.start + a.count):
         rng = np.random.default_rng([a.seed, i, 0 if a.split == "train" else 1])
-        img, labels = render_scene(rng, bank)
+        img, labels = render_scene(rng, bank, a.reveal)
         stem = f"{i:06d}"
         q = int(rng.integers(35, 96))
         cv2.imwrite(str(a.out / "images" / a.split / f"{stem}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, q])

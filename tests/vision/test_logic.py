@@ -82,6 +82,14 @@ def test_two_indices_of_one_card_make_one_card(merger):
     assert list(cards.indices.card) == [0, 0]
 
 
+def test_a_foreshortened_card_still_pairs_its_indices(merger):
+    """A card seen at a steep angle, or in a photo squeezed to another aspect, brings its two corners
+    closer than the card's diagonal: about two index sizes apart here (a real webcam photo, am_0000)."""
+    det = _indices([(100, 100, 120, 130, "Q", "D"), (135, 140, 155, 170, "Q", "D")])
+    cards = merger.merge(det)
+    assert cards.count == 1 and cards.rank == [Rank.QUEEN]
+
+
 def test_same_rank_other_suit_are_two_cards(merger):
     det = _indices([(100, 100, 120, 130, "K", "S"), (200, 210, 220, 240, "K", "H")])
     assert merger.merge(det).count == 2
