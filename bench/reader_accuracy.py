@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from assistant.cards import Rank  # noqa: E402
-from vision.reader import CardReader  # noqa: E402
+from vision.reader import DET_MODEL, CardReader  # noqa: E402
 
 RANKS = [r.value for r in Rank]
 
@@ -75,6 +75,7 @@ def main(argv=None) -> int:
     ap.add_argument("--realdev", type=Path, default=ROOT.parent / "shared" / "realdev")
     ap.add_argument("--limit", type=int, default=0, help="only the first N images of each subset")
     ap.add_argument("--json-out", type=Path)
+    ap.add_argument("--det-model", type=Path, default=DET_MODEL, help="another detector to compare (default: the shipped one)")
     a = ap.parse_args(argv)
     labels_path = a.realdev / "labels.jsonl"
     if not labels_path.exists():
@@ -89,7 +90,7 @@ def main(argv=None) -> int:
                 keep.append(r)
                 per[r["subset"]] += 1
         rows = keep
-    reader = CardReader()
+    reader = CardReader(det_model=a.det_model)
     stats = defaultdict(lambda: Counter())
     conf: Counter = Counter()
     t0 = time.time()

@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 
 import cv2  # noqa: E402
 
-from vision.reader import CardReader  # noqa: E402
+from vision.reader import DET_MODEL, CardReader  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -31,6 +31,7 @@ def main(argv=None) -> int:
     ap.add_argument("--frames", type=int, default=60)
     ap.add_argument("--realdev", type=Path, default=ROOT.parent / "shared" / "realdev")
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--det-model", type=Path, default=DET_MODEL, help="another detector to compare (default: the shipped one)")
     a = ap.parse_args(argv)
     paths = []
     if (a.realdev / "labels.jsonl").exists():
@@ -45,7 +46,7 @@ def main(argv=None) -> int:
         return 2
     frames = [cv2.resize(cv2.imread(str(p)), (640, 480)) for p in paths]
     t = time.perf_counter()
-    reader = CardReader(threads=a.threads)
+    reader = CardReader(det_model=a.det_model, threads=a.threads)
     load_ms = (time.perf_counter() - t) * 1000
     for f in frames[:3]:
         reader.read(f)  # warm-up

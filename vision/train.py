@@ -14,7 +14,7 @@ Steps (each resumable; see ``models/README.md`` for the whole recipe)::
     python -m vision.synth --out /work/cards-data/det1 --count 200 --seed 7 --split val # held-out decks
     python -m vision.train det   --data /work/cards-data/det1 --runs /work/cards-runs --hours 1.25
     python -m vision.train det   --data /work/cards-data/det1 --name det2 --init /work/cards-runs/det/weights/best.pt --hours 1
-    python -m vision.train export --runs /work/cards-runs --models models --name det2
+    python -m vision.train export --runs /work/cards-runs --models models --name det3   # int8, vision.quantize
     (classifier: see vision/train_cls.py and models/README.md)
 
 Run a step again after an interruption and it resumes from ``last.pt``.
@@ -101,8 +101,12 @@ def cmd_export(a) -> None:
         print(f"no detector weights in {w.parent}", file=sys.stderr)
         raise SystemExit(1)
     out = YOLO(str(w)).export(format="onnx", imgsz=DET_IMGSZ, opset=17, simplify=True, dynamic=False)
-    shutil.copy(out, a.models / "index-det.onnx")
-    print(f"index-det: {w} -> {a.models / 'index-det.onnx'}")
+    if a.float:
+        shutil.copy(out, a.models / "index-det.onnx")
+    else:
+        from vision.quantize import quantize_detector
+        quantize_detector(Path(out), a.data, a.models / "index-det.onnx", a.calibration)
+    print(f"index-det: {w} -> {a.models / 'index-det.onnx'} ({'float' if a.float else 'int8'})")
 
 
 def main(argv=None) -> int:
@@ -119,6 +123,10 @@ def main(argv=None) -> int:
     e.add_argument("--runs", type=Path, default=Path("/work/cards-runs"))
     e.add_argument("--models", type=Path, default=Path("models"))
     e.add_argument("--name", default="det", help="the run to export")
+    e.add_argument("--data", type=Path, default=Path("/work/cards-data/det1"),
+                   help="synthetic scenes whose training images calibrate the int8 quantisation")
+    e.add_argument("--calibration", type=int, default=200, help="calibration scenes")
+    e.add_argument("--float", action="store_true", help="ship the float model (no quantisation)")
     a = p.parse_args(argv)
     {"det": cmd_det, "export": cmd_export}[a.cmd](a)
     return 0

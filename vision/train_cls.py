@@ -86,11 +86,31 @@ def load(folder: Path):
     return np.stack(xs), np.array(ys)
 
 
+def distort(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
+    """Stretch, shear, tilt and rescale each crop a little (x: (B,3,H,W)). A camera looks at the table at
+    an angle, and photos are often resized to another aspect ratio, so the same index comes out narrower,
+    wider or slanted; the rendered crops show it undistorted."""
+    b = x.shape[0]
+
+    def uniform(lo: float, hi: float) -> torch.Tensor:
+        return lo + (hi - lo) * torch.rand(b, generator=g)
+
+    aspect, scale = torch.exp(uniform(-0.25, 0.25)), uniform(0.9, 1.1)
+    turn, shear = uniform(-0.26, 0.26), uniform(-0.12, 0.12)
+    sx, sy = scale * aspect.sqrt(), scale / aspect.sqrt()
+    c, s = torch.cos(turn), torch.sin(turn)
+    theta = torch.stack([torch.stack([c * sx, -s * sy + c * shear, uniform(-0.05, 0.05)], 1),
+                         torch.stack([s * sx, c * sy + s * shear, uniform(-0.05, 0.05)], 1)], 1)
+    grid = F.affine_grid(theta, list(x.shape), align_corners=False)
+    return F.grid_sample(x, grid, mode="bilinear", padding_mode="border", align_corners=False)
+
+
 def augment(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
-    """x: (B,3,H,W) float 0..1. Brightness, contrast, colour and a quarter turn (indices come at any angle)."""
+    """x: (B,3,H,W) float 0..1. A small stretch and tilt, a quarter turn (indices come at any angle),
+    brightness, contrast and colour."""
     b = x.shape[0]
     k = int(torch.randint(0, 4, (1,), generator=g))
-    x = torch.rot90(x, k, (2, 3))
+    x = torch.rot90(distort(x, g), k, (2, 3))
     bright = 1 + 0.4 * (torch.rand(b, 1, 1, 1, generator=g) - 0.5)
     contrast = 1 + 0.6 * (torch.rand(b, 1, 1, 1, generator=g) - 0.5)
     tint = 1 + 0.15 * (torch.rand(b, 3, 1, 1, generator=g) - 0.5)
@@ -101,20 +121,35 @@ def augment(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
     return x.clamp(0, 1)
 
 
-def export(net: nn.Module, path: Path) -> None:
+def export(net: nn.Module, path: Path, calibration: Path | None = None) -> None:
+    """Write the ONNX classifier: int8 (``vision.quantize``, ranges from the crops in ``calibration``), or
+    without it float32 arithmetic with float16-stored weights."""
     import onnx
 
     net.eval()
-    torch.onnx.export(Exported(net), torch.zeros(1, 3, SIZE, SIZE), str(path), opset_version=17,
+    float_path = path.with_suffix(".float.onnx")
+    torch.onnx.export(Exported(net), torch.zeros(1, 3, SIZE, SIZE), str(float_path), opset_version=17,
                       input_names=["images"], output_names=["output0"],
                       dynamic_axes={"images": {0: "batch"}, "output0": {0: "batch"}}, dynamo=False)
-    m = half_weights(onnx.load(str(path)))
+    m = onnx.load(str(float_path))
     for k, v in (("names", str(dict(enumerate(CLASSES)))), ("imgsz", str([SIZE, SIZE])),
                  ("description", "Cheat Referee corner-index classifier (EfficientNet-Lite0, vision/train_cls.py)")):
         p = m.metadata_props.add()
         p.key, p.value = k, v
-    onnx.save(m, str(path))
+    if calibration is None:
+        onnx.save(half_weights(m), str(path))
+    else:
+        from vision.quantize import classifier_batches, quantize
+
+        onnx.save(m, str(float_path))
+        quantize(float_path, classifier_batches(calibration, 1024), path, CLASSIFIER_FLOAT_HEAD)
+    float_path.unlink()
     print(f"exported {path}")
+
+
+#: Classifier nodes left in float by the int8 export: the last layer and the softmax, where the
+#: probabilities the reader thresholds are made.
+CLASSIFIER_FLOAT_HEAD = ("/net/_fc/", "/Softmax")
 
 
 def half_weights(model):
@@ -169,13 +204,14 @@ def main(argv=None) -> int:
     ap.add_argument("--init", type=Path, help="start from this checkpoint's weights (a second, shorter schedule)")
     ap.add_argument("--lr", type=float, default=2e-3, help="peak learning rate")
     ap.add_argument("--export", type=Path, help="only export best.pt to this ONNX file")
+    ap.add_argument("--int8", action="store_true", help="with --export: quantise it, calibrated on --data's training crops")
     a = ap.parse_args(argv)
     torch.manual_seed(0)
     a.out.mkdir(parents=True, exist_ok=True)
     if a.export:
         net = index_net(pretrained=False)
         net.load_state_dict(torch.load(a.out / "best.pt")["model"])
-        export(net, a.export)
+        export(net, a.export, a.data / "train" if a.int8 else None)
         return 0
     net = index_net()
     if a.init and not (a.out / "last.pt").exists():
