@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from assistant.cards import Rank  # noqa: E402
-from vision.reader import DET_MODEL, CardReader  # noqa: E402
+from vision.reader import CLS_MODEL, DET_MODEL, CardReader  # noqa: E402
 
 RANKS = [r.value for r in Rank]
 
@@ -76,6 +76,7 @@ def main(argv=None) -> int:
     ap.add_argument("--limit", type=int, default=0, help="only the first N images of each subset")
     ap.add_argument("--json-out", type=Path)
     ap.add_argument("--det-model", type=Path, default=DET_MODEL, help="another detector to compare (default: the shipped one)")
+    ap.add_argument("--cls-model", type=Path, default=CLS_MODEL, help="another classifier to compare (default: the shipped one)")
     a = ap.parse_args(argv)
     labels_path = a.realdev / "labels.jsonl"
     if not labels_path.exists():
@@ -90,7 +91,7 @@ def main(argv=None) -> int:
                 keep.append(r)
                 per[r["subset"]] += 1
         rows = keep
-    reader = CardReader(det_model=a.det_model)
+    reader = CardReader(det_model=a.det_model, cls_model=a.cls_model)
     stats = defaultdict(lambda: Counter())
     conf: Counter = Counter()
     t0 = time.time()

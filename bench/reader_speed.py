@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 
 import cv2  # noqa: E402
 
-from vision.reader import DET_MODEL, CardReader  # noqa: E402
+from vision.reader import CLS_MODEL, DET_MODEL, CardReader  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -32,6 +32,7 @@ def main(argv=None) -> int:
     ap.add_argument("--realdev", type=Path, default=ROOT.parent / "shared" / "realdev")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--det-model", type=Path, default=DET_MODEL, help="another detector to compare (default: the shipped one)")
+    ap.add_argument("--cls-model", type=Path, default=CLS_MODEL, help="another classifier to compare (default: the shipped one)")
     a = ap.parse_args(argv)
     paths = []
     if (a.realdev / "labels.jsonl").exists():
@@ -46,7 +47,7 @@ def main(argv=None) -> int:
         return 2
     frames = [cv2.resize(cv2.imread(str(p)), (640, 480)) for p in paths]
     t = time.perf_counter()
-    reader = CardReader(det_model=a.det_model, threads=a.threads)
+    reader = CardReader(det_model=a.det_model, cls_model=a.cls_model, threads=a.threads)
     load_ms = (time.perf_counter() - t) * 1000
     for f in frames[:3]:
         reader.read(f)  # warm-up
