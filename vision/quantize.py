@@ -20,31 +20,40 @@ import numpy as np
 
 from vision.reader import load_image, letterbox
 
-#: Detector nodes left in float: the head's output convolutions (boxes cv2.*.2, scores cv3.*.2) and everything
-#: after them (distribution focal loss decoding, anchors, concatenation).
+#: Detector nodes left in float: the head's output convolutions (boxes cv2.*.2, scores cv3.*.2) and
+#: everything after them (distribution focal loss decoding, anchors, concatenation).
 DETECTOR_FLOAT_HEAD = ("/model.22/cv2.0/cv2.0.2/", "/model.22/cv2.1/cv2.1.2/", "/model.22/cv2.2/cv2.2.2/",
-              "/model.22/cv3.0/cv3.0.2/", "/model.22/cv3.1/cv3.1.2/", "/model.22/cv3.2/cv3.2.2/",
-              "/model.22/dfl/", "/model.22/Concat", "/model.22/Reshape", "/model.22/Sigmoid", "/model.22/Slice",
-              "/model.22/Sub", "/model.22/Add", "/model.22/Div", "/model.22/Mul")
+                       "/model.22/cv3.0/cv3.0.2/", "/model.22/cv3.1/cv3.1.2/", "/model.22/cv3.2/cv3.2.2/",
+                       "/model.22/dfl/", "/model.22/Concat", "/model.22/Reshape", "/model.22/Sigmoid",
+                       "/model.22/Slice", "/model.22/Sub", "/model.22/Add", "/model.22/Div", "/model.22/Mul")
+#: Classifier nodes left in float: the last layer and the softmax, where the probabilities the reader
+#: thresholds are made.
+CLASSIFIER_FLOAT_HEAD = ("/net/_fc/", "/Softmax")
+
+
+def _sample(files: list[Path], count: int, seed: int, missing: str) -> list[Path]:
+    """``count`` of ``files`` drawn at random (fixed seed), in folder order; ``missing`` says what to run
+    when there are none."""
+    if not files:
+        raise SystemExit(missing)
+    pick = np.random.default_rng(seed).choice(len(files), size=min(count, len(files)), replace=False)
+    return [files[i] for i in sorted(pick)]
 
 
 def detector_frames(scenes: Path, count: int, size: int, seed: int = 0) -> list[np.ndarray]:
     """``count`` detector inputs from the synthetic training scenes, drawn at random (fixed seed)."""
-    files = sorted((scenes / "images" / "train").glob("*.jpg"))
-    if not files:
-        raise SystemExit(f"no training scenes in {scenes / 'images' / 'train'} (run python -m vision.synth first)")
-    pick = np.random.default_rng(seed).choice(len(files), size=min(count, len(files)), replace=False)
-    return [letterbox(load_image(files[i]), size)[0] for i in sorted(pick)]
+    folder = scenes / "images" / "train"
+    files = _sample(sorted(folder.glob("*.jpg")), count, seed,
+                    f"no training scenes in {folder} (run python -m vision.synth first)")
+    return [letterbox(load_image(f), size)[0] for f in files]
 
 
 def classifier_batches(crops: Path, count: int, batch: int = 32, seed: int = 0) -> list[np.ndarray]:
     """``count`` training crops (``vision.crops`` and ``vision.mine`` output, every class) in batches, as
     the reader feeds them: Nx3xSxS RGB in 0..1."""
-    files = sorted(crops.glob("*/*.png"))
-    if not files:
-        raise SystemExit(f"no training crops in {crops} (run python -m vision.crops first)")
-    pick = sorted(np.random.default_rng(seed).choice(len(files), size=min(count, len(files)), replace=False))
-    x = np.stack([load_image(files[i])[:, :, ::-1] for i in pick]).transpose(0, 3, 1, 2).astype(np.float32) / 255.0
+    files = _sample(sorted(crops.glob("*/*.png")), count, seed,
+                    f"no training crops in {crops} (run python -m vision.crops first)")
+    x = np.stack([load_image(f)[:, :, ::-1] for f in files]).transpose(0, 3, 1, 2).astype(np.float32) / 255.0
     return [np.ascontiguousarray(x[i:i + batch]) for i in range(0, len(x), batch)]
 
 
@@ -85,3 +94,7 @@ def quantize_detector(float_model: Path, scenes: Path, out: Path, count: int) ->
 
     size = int(onnx.load(str(float_model)).graph.input[0].type.tensor_type.shape.dim[2].dim_value)
     quantize(float_model, detector_frames(scenes, count, size), out, DETECTOR_FLOAT_HEAD)
+
+
+def quantize_classifier(float_model: Path, crops: Path, out: Path, count: int = 1024) -> None:
+    quantize(float_model, classifier_batches(crops, count), out, CLASSIFIER_FLOAT_HEAD)

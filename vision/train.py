@@ -13,7 +13,8 @@ Steps (each resumable; see ``models/README.md`` for the whole recipe)::
     python -m vision.synth --out /work/cards-data/det1 --count 2100 --seed 7            # train decks
     python -m vision.synth --out /work/cards-data/det1 --count 200 --seed 7 --split val # held-out decks
     python -m vision.train det   --data /work/cards-data/det1 --runs /work/cards-runs --hours 1.25
-    python -m vision.train det   --data /work/cards-data/det1 --name det2 --init /work/cards-runs/det/weights/best.pt --hours 1
+    python -m vision.train det   --data /work/cards-data/det1 --name det2 --init /work/cards-runs/det/weights/best.pt --hours 0.9
+    python -m vision.train det   --data /work/cards-data/det1 --name det3 --init /work/cards-runs/det2/weights/best.pt --hours 1.2
     python -m vision.train export --runs /work/cards-runs --models models --name det3   # int8, vision.quantize
     (classifier: see vision/train_cls.py and models/README.md)
 
@@ -96,7 +97,7 @@ def cmd_export(a) -> None:
     # the classifier is exported by vision.train_cls
     w = a.runs / a.name / "weights" / "best.pt"
     if not w.exists():
-        w = a.runs / "det" / "weights" / "last.pt"
+        w = a.runs / a.name / "weights" / "last.pt"
     if not w.exists():
         print(f"no detector weights in {w.parent}", file=sys.stderr)
         raise SystemExit(1)

@@ -139,17 +139,13 @@ def export(net: nn.Module, path: Path, calibration: Path | None = None) -> None:
     if calibration is None:
         onnx.save(half_weights(m), str(path))
     else:
-        from vision.quantize import classifier_batches, quantize
+        from vision.quantize import quantize_classifier
 
         onnx.save(m, str(float_path))
-        quantize(float_path, classifier_batches(calibration, 1024), path, CLASSIFIER_FLOAT_HEAD)
+        quantize_classifier(float_path, calibration, path)
     float_path.unlink()
     print(f"exported {path}")
 
-
-#: Classifier nodes left in float by the int8 export: the last layer and the softmax, where the
-#: probabilities the reader thresholds are made.
-CLASSIFIER_FLOAT_HEAD = ("/net/_fc/", "/Softmax")
 
 
 def half_weights(model):
