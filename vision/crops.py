@@ -1,6 +1,6 @@
 """Synthetic training crops for the index classifier, rendered directly (much cheaper than whole scenes).
 
-    python -m vision.crops --out DIR --count N --seed S [--split train|val]
+    python -m vision.crops --out DIR --count N --seed S [--split train|val] [--jokers P] [--prefix P]
 
 Each sample: one card of a deck (train or held-out designs, as in ``vision.synth``) turned to any angle
 and scaled so its corner index is 12 to 70 px tall, laid on a procedural table with, sometimes, a card
@@ -20,6 +20,7 @@ import cv2
 import numpy as np
 
 from vision import synth
+from vision.jokers import joker_card
 from vision.reader import square_crop
 from vision.train import CLS_NAMES
 
@@ -50,11 +51,15 @@ def _paste(img, card, H, rng):
     return P
 
 
-def sample(rng, bank: synth.ArtBank, decks, size: int = 48):
+def sample(rng, bank: synth.ArtBank, decks, size: int = 48, jokers: float = 0.0):
+    """One crop and its class; ``jokers``: the chance that the card read is a procedural joker."""
     di = decks[int(rng.integers(0, len(decks)))]
     name, folder, codes, _ = bank.decks[di]
     code = codes[int(rng.integers(0, len(codes)))]
     card, boxes = bank.card(di, code)
+    if jokers and rng.random() < jokers:
+        code = "JOKER-P"
+        card, boxes = joker_card(rng, bank.split)
     if not boxes:
         return None
     box = boxes[int(rng.integers(0, len(boxes)))]
@@ -109,6 +114,9 @@ def sample(rng, bank: synth.ArtBank, decks, size: int = 48):
 def main(argv=None) -> int:
     p = synth.generator_parser("python -m vision.crops", __doc__.split("\n\n")[0])
     p.add_argument("--size", type=int, default=64, help="crop side in pixels (the classifier's input)")
+    p.add_argument("--jokers", type=float, default=0.0,
+                   help="share of crops whose card is a procedural joker (vision.jokers); default none")
+    p.add_argument("--prefix", default="", help="file name prefix (to add crops to a folder that has some)")
     a = p.parse_args(argv)
     bank = synth.ArtBank(a.art_cache, a.split)
     decks = [i for i, d in enumerate(bank.decks)
@@ -121,11 +129,11 @@ def main(argv=None) -> int:
     while n < a.count:
         rng = np.random.default_rng([a.seed, i, 7 if a.split == "train" else 8])
         i += 1
-        s = sample(rng, bank, decks, a.size)
+        s = sample(rng, bank, decks, a.size, a.jokers)
         if s is None:
             continue
         crop, label = s
-        cv2.imwrite(str(a.out / a.split / label / f"{n:07d}.png"), crop)
+        cv2.imwrite(str(a.out / a.split / label / f"{a.prefix}{n:07d}.png"), crop)
         n += 1
         if n % 200 == 0 or n == a.count:
             synth._bar(n, a.count, t0)

@@ -1,6 +1,6 @@
 """Synthetic photos of face-up cards on tables, labelled on the printed corner indices.
 
-    python -m vision.synth --out DIR --count N --seed S [--split train|val] [--art-cache DIR] [--reveal]
+    python -m vision.synth --out DIR --count N --seed S [--split train|val] [--art-cache DIR] [--reveal | --spread]
 
 Writes ``DIR/images/{split}/NNNNNN.jpg`` and YOLO labels ``DIR/labels/{split}/NNNNNN.txt`` (one line per
 visible corner index: ``class cx cy w h`` normalised, class = rank index in :data:`CLASSES`), plus
@@ -13,7 +13,8 @@ corners showing, or stacked; any rotation, mild perspective, card heights from 6
 procedural wood, felt, cloth, carpet, stripes and noise tables with clutter; fingers over edges;
 shadows, glare, uneven and coloured light, blur, noise, greyscale and JPEG artefacts. Never mirrored.
 ``--reveal`` renders only Cheat reveals (one to four cards, mostly of one rank, from one design): the
-picture the referee must read right, where same-rank indices lie side by side.
+picture the referee must read right, where same-rank indices lie side by side. ``--spread`` renders
+only spreads of 5 to 12 cards of one design, where a reader must pair each index with its own card's.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import cv2
 import numpy as np
 
 from vision import art
+from vision.jokers import joker_card
 
 CLASSES = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "JOKER")
 
@@ -128,6 +130,7 @@ class ArtBank:
         if not self.decks:
             raise SystemExit(f"no usable deck for split {split!r} in {cache}")
         self._cache: dict = {}
+        self.split = split
 
     def card(self, deck_i: int, code: str):
         key = (deck_i, code)
@@ -162,11 +165,14 @@ def _card_homography(rng, cw, ch, center, height_px, angle, persp):
     return cv2.getPerspectiveTransform(src, pts.astype(np.float32))
 
 
-def layout(rng, n, w, h):
-    """Centers, angles and a common card height for n cards."""
-    mode = rng.choice(["scatter", "fan", "row", "pile"], p=[0.35, 0.25, 0.25, 0.15])
+def layout(rng, n, w, h, spread: bool = False):
+    """Centers, angles and a common card height for n cards; ``spread``: scattered, each card 90 px tall
+    to under half the frame."""
+    mode = "scatter" if spread else rng.choice(["scatter", "fan", "row", "pile"], p=[0.35, 0.25, 0.25, 0.15])
     short = min(w, h)
-    if n == 1:
+    if spread:
+        height = float(np.exp(rng.uniform(np.log(90), np.log(short * 0.45))))
+    elif n == 1:
         height = float(np.exp(rng.uniform(np.log(60), np.log(short * 0.95))))
     else:
         height = float(np.exp(rng.uniform(np.log(60), np.log(max(61, short * (0.9 if n <= 3 else 0.6))))))
@@ -179,10 +185,10 @@ def layout(rng, n, w, h):
         step = height * 0.7 * rng.uniform(0.15, 0.6)
         d = np.deg2rad(base + rng.choice([0, 90, 180, 270]) + rng.normal(0, 10))
         start = np.array([rng.uniform(0.2, 0.8) * w, rng.uniform(0.2, 0.8) * h]) - np.array([np.cos(d), np.sin(d)]) * step * (n - 1) / 2
-        spread = rng.uniform(3, 12) if mode == "fan" else 0
+        splay = rng.uniform(3, 12) if mode == "fan" else 0
         for i in range(n):
             c = start + np.array([np.cos(d), np.sin(d)]) * step * i
-            cards.append(((c[0], c[1]), base + spread * (i - (n - 1) / 2) + rng.normal(0, 2)))
+            cards.append(((c[0], c[1]), base + splay * (i - (n - 1) / 2) + rng.normal(0, 2)))
     else:
         c0 = np.array([rng.uniform(0.3, 0.7) * w, rng.uniform(0.3, 0.7) * h])
         for _ in range(n):
@@ -219,8 +225,11 @@ def reveal_picks(rng, codes: list[str]) -> np.ndarray:
     return np.array(picks)
 
 
-def render_scene(rng, bank: ArtBank, reveal: bool = False):
-    """One table scene and its index labels; ``reveal``: the cards of a Cheat reveal, from one design."""
+def render_scene(rng, bank: ArtBank, reveal: bool = False, spread: bool = False, jokers: float = 0.0):
+    """One table scene and its index labels; ``reveal``: the cards of a Cheat reveal, from one design;
+    ``spread``: 5 to 12 distinct cards of one design spread over the table (a pile shown after a call, or
+    a hand laid out), where many indices lie within a card's reach of indices of other cards; ``jokers``:
+    the share of cards replaced by a procedural joker (``vision.jokers``) of the bank's split."""
     w, h = [(640, 480), (640, 640), (480, 640), (640, 360), (640, 480)][int(rng.integers(0, 5))]
     img = background(rng, h, w)
     clutter(rng, img)
@@ -229,15 +238,20 @@ def render_scene(rng, bank: ArtBank, reveal: bool = False):
     deck_i = int(rng.integers(0, len(bank.decks)))
     name, folder, codes, _ = bank.decks[deck_i]
     # Cheat is mostly one deck: draw distinct cards, sometimes from a second design too
+    if spread:
+        n = int(rng.integers(5, 13))
     picks = reveal_picks(rng, codes) if reveal else rng.choice(len(codes), size=min(n, len(codes)), replace=False)
-    place, height = layout(rng, len(picks), w, h)
+    place, height = layout(rng, len(picks), w, h, spread)
     occ = np.full((h, w), -2, np.int32)  # id of the top card at each pixel (-2 table, -1 finger)
     polys = []  # per card: list of (index polygon, code)
     persp = rng.uniform(0, 0.06)
     for k, (pi, (center, angle)) in enumerate(zip(picks, place)):
-        di = deck_i if reveal or rng.random() > 0.1 else int(rng.integers(0, len(bank.decks)))
+        di = deck_i if reveal or spread or rng.random() > 0.1 else int(rng.integers(0, len(bank.decks)))
         code = bank.decks[di][2][int(pi) % len(bank.decks[di][2])]
         card, boxes = bank.card(di, code)
+        if jokers and rng.random() < jokers:
+            code = "JOKER-P"
+            card, boxes = joker_card(rng, bank.split)
         ch, cw = card.shape[:2]
         hh = height * rng.uniform(0.93, 1.07)
         H = _card_homography(rng, cw, ch, center, hh, angle, persp)
@@ -340,6 +354,10 @@ def main(argv=None) -> int:
     p.add_argument("--start", type=int, default=0, help="first image number (to extend a set)")
     p.add_argument("--reveal", action="store_true",
                    help="scenes of Cheat reveals only (1-4 cards mostly of one rank), for validating the reader")
+    p.add_argument("--jokers", type=float, default=0.0,
+                   help="share of cards replaced by a procedural joker (vision.jokers); default none")
+    p.add_argument("--spread", action="store_true",
+                   help="scenes of 5-12 cards of one design spread over the table, for validating the reader")
     a = p.parse_args(argv)
     bank = ArtBank(a.art_cache, a.split)
     print(f"[synth] {len(bank.decks)} deck designs for {a.split}: {', '.join(d[0] for d in bank.decks)}", file=sys.stderr)
@@ -348,7 +366,7 @@ def main(argv=None) -> int:
     t0 = time.time()
     for i in range(a.start, a.start + a.count):
         rng = np.random.default_rng([a.seed, i, 0 if a.split == "train" else 1])
-        img, labels = render_scene(rng, bank, a.reveal)
+        img, labels = render_scene(rng, bank, a.reveal, a.spread, a.jokers)
         stem = f"{i:06d}"
         q = int(rng.integers(35, 96))
         cv2.imwrite(str(a.out / "images" / a.split / f"{stem}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, q])

@@ -1,0 +1,38 @@
+"""Procedural jokers (``vision.jokers``): the synthetic data's answer to jokers unlike any installed deck."""
+
+import numpy as np
+import pytest
+
+from vision.jokers import TRAIN_HERSHEY, VAL_FONTS, VAL_HERSHEY, fonts, joker_card
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_corner_boxes_hold_the_mark_at_both_ends(seed):
+    card, boxes = joker_card(np.random.default_rng(seed), "train", height=240)
+    h, w = card.shape[:2]
+    assert card.shape[2] == 4 and h == 240
+    assert len(boxes) == 2
+    top, bottom = boxes
+    # the bottom-right mark is the top-left one turned half a turn
+    assert np.allclose(bottom, (1 - top[2], 1 - top[3], 1 - top[0], 1 - top[1]))
+    for x0, y0, x1, y1 in boxes:
+        assert 0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1
+        region = card[int(y0 * h):int(np.ceil(y1 * h)), int(x0 * w):int(np.ceil(x1 * w)), :3].astype(int)
+        paper = card[h // 2, 2, :3].astype(int)
+        # ink: a good share of the box differs clearly from the paper
+        assert (np.abs(region - paper).sum(2) > 90).mean() > 0.08
+
+
+def test_the_same_seed_draws_the_same_joker():
+    a, ba = joker_card(np.random.default_rng(3), "val", height=200)
+    b, bb = joker_card(np.random.default_rng(3), "val", height=200)
+    assert np.array_equal(a, b) and ba == bb
+
+
+def test_validation_fonts_are_never_trained_on():
+    assert not set(TRAIN_HERSHEY) & set(VAL_HERSHEY)
+    train, val = set(fonts("train")), set(fonts("val"))
+    if not (train and val):
+        pytest.skip("no TrueType fonts installed here")
+    assert not train & val
+    assert all(p.name.startswith(VAL_FONTS) for p in val)
