@@ -2,6 +2,7 @@
 threshold and the classifier's veto are chosen, never on realdev.
 
     python bench/bench_reader_synth.py --data /work/cards-data/det1 [--thresholds 0.1,0.2,0.3] [--vetoes 0.5,0.8]
+        [--det-model ONNX] [--cls-model ONNX]
 
 For each threshold: corner-index precision / recall (IoU >= 0.3 with a labelled index box), the
 classifier's rank accuracy on matched indices, and card-level F1 by rank multiset per image (the
@@ -22,7 +23,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from vision.reader import CardReader, box_iou, load_image  # noqa: E402
+from vision.reader import CLS_MODEL, DET_MODEL, CardReader, box_iou, load_image  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -33,10 +34,12 @@ def main(argv=None) -> int:
     ap.add_argument("--limit", type=int, default=200)
     ap.add_argument("--inside", default="0.4", help="comma list: drop a box this much inside a better one (1.0: never)")
     ap.add_argument("--vetoes", default="0.5", help="comma list of NONE probabilities at which a box is vetoed")
+    ap.add_argument("--det-model", type=Path, default=DET_MODEL, help="another detector to compare (default: the shipped one)")
+    ap.add_argument("--cls-model", type=Path, default=CLS_MODEL, help="another classifier to compare (default: the shipped one)")
     ap.add_argument("--pair-min-same", default="", help="comma list to compare (\"none\" = best ranks agree)")
     a = ap.parse_args(argv)
     metas = sorted((a.data / "meta" / a.split).glob("*.json"))[: a.limit]
-    reader = CardReader(det_threshold=0.05)
+    reader = CardReader(a.det_model, a.cls_model, det_threshold=0.05)
     images = [(json.loads(m.read_text()), load_image(a.data / "images" / a.split / f"{m.stem}.jpg")) for m in metas]
     for inside in [float(v) for v in a.inside.split(",")]:
         reader.inside = inside

@@ -20,7 +20,8 @@ import cv2
 import numpy as np
 
 from vision import synth
-from vision.jokers import joker_card
+from vision.jokers import joker_card, text_clutter
+from vision.reader import NOT_AN_INDEX as NONE
 from vision.reader import square_crop
 from vision.train import CLS_NAMES
 
@@ -92,7 +93,15 @@ def sample(rng, bank: synth.ArtBank, decks, size: int = 48, jokers: float = 0.0)
     q = np.float32([[box[0] * cw, box[1] * ch], [box[2] * cw, box[1] * ch], [box[2] * cw, box[3] * ch], [box[0] * cw, box[3] * ch]])
     q = cv2.perspectiveTransform(q[None], H.astype(np.float32))[0]
     bb = (*q.min(0), *q.max(0))
-    # photometric: the scene's, but milder blur (crops must stay readable to be learnable)
+    img = _light_and_lens(rng, img, S, index_h)
+    crop = square_crop(img, bb, pad=float(rng.uniform(0.15, 0.35)), size=size, jitter=rng.normal(0, 0.06, 3))
+    label = "JOKER" if code.startswith("JOKER") else code
+    return crop, label
+
+
+def _light_and_lens(rng, img: np.ndarray, S: int, index_h: float) -> np.ndarray:
+    """The scene's light, glare, blur, noise, greyscale and JPEG, with milder blur (crops must stay
+    readable to be learnable)."""
     light = 0.6 + 0.6 * synth._lowfreq(rng, S, S, S / rng.uniform(0.5, 2))
     img = img * light[..., None] * rng.normal(1, 0.08, 3) * rng.uniform(0.6, 1.25)
     if rng.random() < 0.3:
@@ -106,9 +115,28 @@ def sample(rng, bank: synth.ArtBank, decks, size: int = 48, jokers: float = 0.0)
     if rng.random() < 0.08:
         img = cv2.cvtColor(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
     img = cv2.imdecode(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(35, 96))])[1], cv2.IMREAD_COLOR)
-    crop = square_crop(img, bb, pad=float(rng.uniform(0.15, 0.35)), size=size, jitter=rng.normal(0, 0.06, 3))
-    label = "JOKER" if code.startswith("JOKER") else code
-    return crop, label
+    return img
+
+
+def text_sample(rng, split: str, size: int = 48):
+    """A ``NONE`` crop of printed words on the table or on a card's edge (magazines, boxes, the maker's
+    name on an ace): real photos are full of text, which an index classifier that knows jokers' words
+    would otherwise read as a joker."""
+    index_h = float(np.exp(rng.uniform(np.log(12), np.log(70))))
+    S = int(index_h * 4)
+    if rng.random() < 0.5:
+        img = synth.background(rng, S, S)
+    else:  # paper: a page, a box, a card's white edge
+        img = np.empty((S, S, 3), np.float32)
+        img[:] = rng.uniform(170, 255, 3)
+    boxes = text_clutter(rng, img, split, int(rng.integers(1, 4)), height=(0.12, 0.4), first_at=(S / 2, S / 2))
+    x0, y0, x1, y1 = boxes[0]
+    if rng.random() < 0.5:  # part of the word, as a detector's box on text often is
+        f = rng.uniform(0.3, 0.7)
+        x1, y1 = x0 + (x1 - x0) * f + index_h * 0.5, y0 + (y1 - y0) * f + index_h * 0.5
+    img = _light_and_lens(rng, img, S, index_h)
+    crop = square_crop(img, (x0, y0, x1, y1), pad=float(rng.uniform(0.15, 0.35)), size=size, jitter=rng.normal(0, 0.1, 3))
+    return crop, NONE
 
 
 def main(argv=None) -> int:
@@ -116,20 +144,21 @@ def main(argv=None) -> int:
     p.add_argument("--size", type=int, default=64, help="crop side in pixels (the classifier's input)")
     p.add_argument("--jokers", type=float, default=0.0,
                    help="share of crops whose card is a procedural joker (vision.jokers); default none")
+    p.add_argument("--text", action="store_true", help="only NONE crops of printed words (text_sample)")
     p.add_argument("--prefix", default="", help="file name prefix (to add crops to a folder that has some)")
     a = p.parse_args(argv)
     bank = synth.ArtBank(a.art_cache, a.split)
     decks = [i for i, d in enumerate(bank.decks)
              if cv2.imread(str(d[1] / "AS.png"), cv2.IMREAD_UNCHANGED).shape[0] >= 200]
     print(f"[crops] {len(decks)} decks: {', '.join(bank.decks[i][0] for i in decks)}", file=sys.stderr)
-    for name in CLS_NAMES:
+    for name in (*CLS_NAMES, NONE):
         (a.out / a.split / name).mkdir(parents=True, exist_ok=True)
     t0 = time.time()
     i = n = 0
     while n < a.count:
         rng = np.random.default_rng([a.seed, i, 7 if a.split == "train" else 8])
         i += 1
-        s = sample(rng, bank, decks, a.size, a.jokers)
+        s = text_sample(rng, a.split, a.size) if a.text else sample(rng, bank, decks, a.size, a.jokers)
         if s is None:
             continue
         crop, label = s

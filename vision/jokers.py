@@ -61,6 +61,43 @@ def _text_mask(rng, text: str, height_px: int, split: str) -> np.ndarray:
     return mask[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
 
 
+def printed_word(rng, split: str) -> str:
+    """A printed word that is no joker: what lies on real tables (magazines, boxes, the card maker's
+    name on an ace), made of random letters, so the classifier learns that text alone is no index."""
+    letters = "abcdefghilmnoprstuvwy"
+    word = "".join(rng.choice(list(letters), size=int(rng.integers(2, 10))))
+    if "joker" in word or "oker" in word:
+        word = word.replace("o", "a")
+    case = rng.random()
+    return word.upper() if case < 0.35 else word.capitalize() if case < 0.75 else word
+
+
+def text_clutter(rng, img: np.ndarray, split: str, words: int | None = None,
+                 height: tuple[float, float] = (0.03, 0.15), first_at=None) -> list[tuple[float, float, float, float]]:
+    """Draw printed words onto ``img`` (BGR, in place) at any angle, each ``height`` (a range, as a share
+    of the image's short side) tall, the first centred at ``first_at`` (x, y) if given; returns their
+    boxes (x0, y0, x1, y1)."""
+    h, w = img.shape[:2]
+    boxes = []
+    for k in range(int(rng.integers(1, 6)) if words is None else words):
+        mask = _text_mask(rng, printed_word(rng, split), int(rng.uniform(*height) * min(h, w)), split)
+        mask = cv2.copyMakeBorder(mask, 4, 4, 4, 4, cv2.BORDER_CONSTANT, 0)
+        mh, mw = mask.shape
+        M = cv2.getRotationMatrix2D((mw / 2, mh / 2), float(rng.uniform(0, 360)), 1.0)
+        cos, sin = abs(M[0, 0]), abs(M[0, 1])
+        bw, bh = int(mh * sin + mw * cos), int(mh * cos + mw * sin)
+        M[:, 2] += (bw / 2 - mw / 2, bh / 2 - mh / 2)
+        cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+        if k == 0 and first_at is not None:
+            cx, cy = first_at
+        M[:, 2] += (cx - bw / 2, cy - bh / 2)
+        a = cv2.warpAffine(mask, M, (w, h)).astype(np.float32)[..., None] / 255
+        ink = np.float32(INKS[int(rng.integers(0, len(INKS)))]) if rng.random() < 0.7 else np.float32(rng.integers(0, 256, 3))
+        img[:] = (img * (1 - a) + ink * a).astype(img.dtype)
+        boxes.append((cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2))
+    return boxes
+
+
 def _corner(rng, card_w: int, card_h: int, split: str) -> np.ndarray:
     """The corner mark: the word across the corner, or its letters stacked down the edge."""
     word = ["Joker", "JOKER", "joker"][int(rng.choice(3, p=[0.45, 0.45, 0.1]))]

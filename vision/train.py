@@ -84,11 +84,24 @@ def cmd_det(a) -> None:
         yaml = a.runs / "yolov8p-index.yaml"
         yaml.write_text(PICO_YAML)
         model, more = YOLO(str(yaml)), {}
-    model.train(data=str(a.data / "data.yaml"), single_cls=True, imgsz=DET_IMGSZ, epochs=a.epochs,
+    model.train(data=str(_data_yaml(a, run)), single_cls=True, imgsz=DET_IMGSZ, epochs=a.epochs,
                 time=a.hours, batch=16, workers=0, device="cpu", project=str(a.runs), name=a.name,
                 exist_ok=True, pretrained=bool(a.init), fliplr=0.0, flipud=0.0, degrees=0.0, mosaic=1.0,
                 close_mosaic=1, scale=0.4, translate=0.1, hsv_h=0.02, patience=100, plots=False,
                 amp=False, seed=0, deterministic=False, cache=False, save_period=1, **more)
+
+
+def _data_yaml(a, run: Path) -> Path:
+    """The scenes to train on: ``--data``'s, plus the training scenes of each ``--also`` set (validation
+    stays ``--data``'s, so the figures of one schedule compare with the last one's)."""
+    if not a.also:
+        return a.data / "data.yaml"
+    run.mkdir(parents=True, exist_ok=True)
+    train = [str((d / "images" / "train").resolve()) for d in (a.data, *a.also)]
+    yaml = run / "data.yaml"
+    yaml.write_text(f"path: {a.data.resolve()}\ntrain: [{', '.join(train)}]\nval: images/val\n"
+                    + (a.data / "data.yaml").read_text().split("val: images/val\n", 1)[1])
+    return yaml
 
 
 def cmd_export(a) -> None:
@@ -120,6 +133,8 @@ def main(argv=None) -> int:
     d.add_argument("--hours", type=float, default=1.0)
     d.add_argument("--name", default="det", help="the run's folder under --runs")
     d.add_argument("--init", type=Path, help="start from these weights (a .pt of an earlier run)")
+    d.add_argument("--also", type=Path, nargs="*", default=[],
+                   help="more scene folders (vision.synth --out) whose training scenes are added")
     e = sub.add_parser("export")
     e.add_argument("--runs", type=Path, default=Path("/work/cards-runs"))
     e.add_argument("--models", type=Path, default=Path("models"))

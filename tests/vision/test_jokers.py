@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from vision.jokers import TRAIN_HERSHEY, VAL_FONTS, VAL_HERSHEY, fonts, joker_card
+from vision.jokers import TRAIN_HERSHEY, VAL_FONTS, VAL_HERSHEY, fonts, joker_card, printed_word, text_clutter
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -36,3 +36,22 @@ def test_validation_fonts_are_never_trained_on():
         pytest.skip("no TrueType fonts installed here")
     assert not train & val
     assert all(p.name.startswith(VAL_FONTS) for p in val)
+
+
+def test_printed_words_are_never_the_word_joker():
+    rng = np.random.default_rng(0)
+    words = [printed_word(rng, "train") for _ in range(3000)]
+    assert not any("joker" in w.lower() for w in words)
+    assert len(set(words)) > 2500  # random words, not a short list the classifier could learn by heart
+
+
+def test_text_clutter_draws_each_word_inside_its_box():
+    img = np.full((200, 300, 3), 230, np.uint8)
+    boxes = text_clutter(np.random.default_rng(4), img, "val", words=1, height=(0.2, 0.25), first_at=(150, 100))
+    assert len(boxes) == 1
+    x0, y0, x1, y1 = boxes[0]
+    assert x0 < 150 < x1 and y0 < 100 < y1
+    inked = np.argwhere(np.abs(img.astype(int) - 230).sum(2) > 60)
+    assert len(inked) > 50
+    assert inked[:, 1].min() >= x0 - 1 and inked[:, 1].max() <= x1 + 1
+    assert inked[:, 0].min() >= y0 - 1 and inked[:, 0].max() <= y1 + 1
