@@ -36,6 +36,7 @@ def main(argv=None) -> int:
     ap.add_argument("--vetoes", default="0.5", help="comma list of NONE probabilities at which a box is vetoed")
     ap.add_argument("--det-model", type=Path, default=DET_MODEL, help="another detector to compare (default: the shipped one)")
     ap.add_argument("--cls-model", type=Path, default=CLS_MODEL, help="another classifier to compare (default: the shipped one)")
+    ap.add_argument("--rank-confidences", default="", help="comma list of rank probabilities under which a card is unsure")
     ap.add_argument("--pair-min-same", default="", help="comma list to compare (\"none\" = best ranks agree)")
     a = ap.parse_args(argv)
     metas = sorted((a.data / "meta" / a.split).glob("*.json"))[: a.limit]
@@ -57,10 +58,11 @@ def table(a, reader: CardReader, cache: list) -> None:
     """One line per detection threshold (and pairing setting) over the classified scenes."""
     print(f"{'thr':>5}{'idxP':>7}{'idxR':>7}{'rankAcc':>9}{'cardP':>7}{'cardR':>7}{'cardF1':>8}{'exact':>7}{'abstain':>9}{'wrong&ans':>11}")
     pms = [None if x == "none" else float(x) for x in a.pair_min_same.split(",")] if a.pair_min_same else [reader.pair_min_same]
-    for thr, pm in [(float(t), pm) for t in a.thresholds.split(",") for pm in pms]:
-        if a.pair_min_same:
-            reader.pair_min_same = pm
-            print(f"pair_min_same={pm}")
+    rcs = [float(x) for x in a.rank_confidences.split(",")] if a.rank_confidences else [reader.rank_confidence]
+    for thr, pm, rc in [(float(t), pm, rc) for t in a.thresholds.split(",") for pm in pms for rc in rcs]:
+        reader.pair_min_same, reader.rank_confidence = pm, rc
+        if a.pair_min_same or a.rank_confidences:
+            print(f"pair_min_same={pm} rank_confidence={rc}")
         tp = fp = fn = 0
         ok = nm = 0
         ctp = cfp = cfn = exact = abst = wrong_answered = 0
