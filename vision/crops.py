@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 
 from vision import synth
-from vision.jokers import joker_card, text_clutter
+from vision.jokers import joker_card, print_patch, text_clutter
 from vision.reader import NOT_AN_INDEX as NONE
 from vision.reader import square_crop
 from vision.train import CLS_NAMES
@@ -118,12 +118,47 @@ def _light_and_lens(rng, img: np.ndarray, S: int, index_h: float) -> np.ndarray:
     return img
 
 
+def _blank_corner(rng, S: int, index_h: float, size: int) -> np.ndarray:
+    """A crop of a corner with nothing printed in it, cut where a card's index would be: the corner of a
+    sheet of paper, a box, a card seen from the back's white rim. The index crops all show print in
+    their corner, so without these a classifier learns that any white corner is a card."""
+    img = synth.background(rng, S, S)
+    paper = rng.uniform(150, 255, 3)
+    r = int(index_h * rng.uniform(0, 0.6))
+    mask = np.zeros((S, S), np.uint8)
+    x0, y0 = int(S / 2 - index_h * rng.uniform(0.6, 1.2)), int(S / 2 - index_h * rng.uniform(0.6, 1.2))
+    cv2.rectangle(mask, (x0 + r, y0), (S * 2, S * 2), 255, -1)
+    cv2.rectangle(mask, (x0, y0 + r), (S * 2, S * 2), 255, -1)
+    if r:
+        cv2.circle(mask, (x0 + r, y0 + r), r, 255, -1, cv2.LINE_AA)
+    a = mask.astype(np.float32)[..., None] / 255
+    img = img * (1 - a) + paper * a
+    if rng.random() < 0.3:  # a printed frame or a ruled line
+        k = int(index_h * rng.uniform(0.2, 0.6))
+        cv2.rectangle(img, (x0 + k, y0 + k), (S * 2, S * 2), tuple(float(v) for v in rng.uniform(0, 200, 3)), 1, cv2.LINE_AA)
+    M = cv2.getRotationMatrix2D((S / 2, S / 2), float(rng.uniform(0, 360)), 1.0)
+    img = cv2.warpAffine(img.astype(np.float32), M, (S, S), borderMode=cv2.BORDER_REFLECT)
+    img = _light_and_lens(rng, img, S, index_h)
+    bw, bh = index_h * rng.uniform(0.4, 0.9), index_h * rng.uniform(0.7, 1.2)
+    return square_crop(img, (S / 2 - bw / 2, S / 2 - bh / 2, S / 2 + bw / 2, S / 2 + bh / 2),
+                       pad=float(rng.uniform(0.15, 0.35)), size=size, jitter=rng.normal(0, 0.1, 3))
+
+
 def text_sample(rng, split: str, size: int = 48):
-    """A ``NONE`` crop of printed words on the table or on a card's edge (magazines, boxes, the maker's
-    name on an ace): real photos are full of text, which an index classifier that knows jokers' words
-    would otherwise read as a joker."""
+    """A ``NONE`` crop of print on the table or on a card's edge (lines of type from a newspaper, a
+    magazine or a box, or a lone word as the maker's name on an ace), or of a blank corner: real photos
+    are full of both, which an index classifier that knows jokers' words would otherwise read as a joker."""
     index_h = float(np.exp(rng.uniform(np.log(12), np.log(70))))
     S = int(index_h * 4)
+    if rng.random() < 0.3:  # a blank corner: paper, a notebook, a card box, the white of a card
+        return _blank_corner(rng, S, index_h, size), NONE
+    if rng.random() < 0.5:  # lines of type: cut an index-sized box out of them
+        img = print_patch(rng, S, index_h * rng.uniform(0.2, 0.9), split).astype(np.float32)
+        c = S / 2 + rng.normal(0, index_h * 0.3, 2)
+        bw, bh = index_h * rng.uniform(0.4, 1.0), index_h * rng.uniform(0.6, 1.2)
+        img = _light_and_lens(rng, img, S, index_h)
+        box = (c[0] - bw / 2, c[1] - bh / 2, c[0] + bw / 2, c[1] + bh / 2)
+        return square_crop(img, box, pad=float(rng.uniform(0.15, 0.35)), size=size, jitter=rng.normal(0, 0.06, 3)), NONE
     if rng.random() < 0.5:
         img = synth.background(rng, S, S)
     else:  # paper: a page, a box, a card's white edge

@@ -98,6 +98,34 @@ def text_clutter(rng, img: np.ndarray, split: str, words: int | None = None,
     return boxes
 
 
+def print_patch(rng, size: int, line_px: float, split: str) -> np.ndarray:
+    """A ``size`` x ``size`` BGR patch of print: lines of words of about ``line_px`` tall on paper (a page,
+    a box, a card's edge), sometimes under a bigger headline, turned to any angle. Real tables carry
+    newspapers, magazines and boxes; their type, not a lone word, is what an index reader meets."""
+    ttf = fonts(split)
+    big = 2 * size
+    paper = tuple(int(v) for v in rng.uniform([150, 150, 150], [255, 255, 255]))
+    page = Image.new("RGB", (big, big), paper[::-1])
+    draw = ImageDraw.Draw(page)
+    dark = int(rng.uniform(0, 90))
+    ink = (dark, dark, dark) if rng.random() < 0.7 else tuple(int(v) for v in rng.integers(0, 200, 3))
+    y = int(rng.uniform(0, line_px))
+    if rng.random() < 0.4:  # a headline
+        head = int(line_px * rng.uniform(1.8, 4))
+        font = ImageFont.truetype(str(ttf[int(rng.integers(0, len(ttf)))]), head) if ttf else ImageFont.load_default()
+        text = " ".join(printed_word(rng, split) for _ in range(3))
+        draw.text((int(rng.uniform(0, size / 2)), y), text.upper() if rng.random() < 0.5 else text, fill=ink, font=font)
+        y += int(head * 1.3)
+    font = ImageFont.truetype(str(ttf[int(rng.integers(0, len(ttf)))]), max(6, int(line_px))) if ttf else ImageFont.load_default()
+    while y < big:
+        line = " ".join(printed_word(rng, split).lower() for _ in range(int(big / max(line_px, 4) / 3) + 2))
+        draw.text((int(rng.uniform(-line_px, line_px)), y), line, fill=(dark, dark, dark), font=font)
+        y += int(line_px * rng.uniform(1.15, 1.6))
+    arr = np.array(page.rotate(float(rng.uniform(0, 360)), resample=Image.BILINEAR, fillcolor=paper[::-1]))[:, :, ::-1]
+    o = (big - size) // 2
+    return np.ascontiguousarray(arr[o:o + size, o:o + size])
+
+
 def _corner(rng, card_w: int, card_h: int, split: str) -> np.ndarray:
     """The corner mark: the word across the corner, or its letters stacked down the edge."""
     word = ["Joker", "JOKER", "joker"][int(rng.choice(3, p=[0.45, 0.45, 0.1]))]

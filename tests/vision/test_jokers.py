@@ -55,3 +55,15 @@ def test_text_clutter_draws_each_word_inside_its_box():
     assert len(inked) > 50
     assert inked[:, 1].min() >= x0 - 1 and inked[:, 1].max() <= x1 + 1
     assert inked[:, 0].min() >= y0 - 1 and inked[:, 0].max() <= y1 + 1
+
+
+def test_print_and_blank_corner_crops_are_labelled_no_index():
+    from vision.crops import text_sample
+    from vision.reader import NOT_AN_INDEX
+
+    for seed in range(12):
+        crop, label = text_sample(np.random.default_rng(seed), "val", size=64)
+        again, _ = text_sample(np.random.default_rng(seed), "val", size=64)
+        assert label == NOT_AN_INDEX
+        assert crop.shape == (64, 64, 3) and crop.dtype == np.uint8
+        assert np.array_equal(crop, again)  # the same seed cuts the same crop
