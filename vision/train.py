@@ -16,6 +16,7 @@ Steps (each resumable; see ``models/README.md`` for the whole recipe)::
     python -m vision.train det   --data /work/cards-data/det1 --name det2 --init /work/cards-runs/det/weights/best.pt --hours 0.9
     python -m vision.train det   --data /work/cards-data/det1 --name det3 --init /work/cards-runs/det2/weights/best.pt --hours 1.2
     python -m vision.train export --runs /work/cards-runs --models models --name det3   # int8, vision.quantize
+    python -m vision.train det   --data /work/cards-data/det1 --also /work/cards-data/det-jokers ...  # more scenes
     (classifier: see vision/train_cls.py and models/README.md)
 
 Run a step again after an interruption and it resumes from ``last.pt``.
