@@ -182,10 +182,11 @@ def main(argv=None) -> int:
     p.add_argument("--text", action="store_true", help="only NONE crops of printed words (text_sample)")
     p.add_argument("--prefix", default="", help="file name prefix (to add crops to a folder that has some)")
     a = p.parse_args(argv)
-    bank = synth.ArtBank(a.art_cache, a.split)
-    decks = [i for i, d in enumerate(bank.decks)
-             if cv2.imread(str(d[1] / "AS.png"), cv2.IMREAD_UNCHANGED).shape[0] >= 200]
-    print(f"[crops] {len(decks)} decks: {', '.join(bank.decks[i][0] for i in decks)}", file=sys.stderr)
+    if not a.text:  # print crops need no card art
+        bank = synth.ArtBank(a.art_cache, a.split)
+        decks = [i for i, d in enumerate(bank.decks)
+                 if cv2.imread(str(d[1] / "AS.png"), cv2.IMREAD_UNCHANGED).shape[0] >= 200]
+        print(f"[crops] {len(decks)} decks: {', '.join(bank.decks[i][0] for i in decks)}", file=sys.stderr)
     for name in (*CLS_NAMES, NONE):
         (a.out / a.split / name).mkdir(parents=True, exist_ok=True)
     t0 = time.time()

@@ -13,6 +13,7 @@ deck designs are in ``vision.art``.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 
 import cv2
@@ -30,19 +31,26 @@ TRAIN_HERSHEY = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HER
 INKS = [(20, 20, 200), (25, 25, 25), (150, 40, 30), (130, 30, 120), (30, 110, 30), (30, 60, 160)]  # BGR
 
 
-def fonts(split: str) -> list[Path]:
-    """The TrueType font files this split draws from (none is an error the caller reports)."""
+@lru_cache(maxsize=None)
+def fonts(split: str) -> tuple[Path, ...]:
+    """The TrueType font files this split draws from (none: the Hershey faces only). Looked up once:
+    every word and letter drawn asks for them."""
     files = sorted(p for d in FONT_DIRS if d.is_dir() for p in d.glob("*.ttf")
                    if "Math" not in p.name and "Mono" not in p.name)
-    held = [p for p in files if p.name.startswith(VAL_FONTS)]
-    return held if split == "val" else [p for p in files if p not in held]
+    held = tuple(p for p in files if p.name.startswith(VAL_FONTS))
+    return held if split == "val" else tuple(p for p in files if p not in held)
+
+
+def _font(rng, ttf: tuple[Path, ...], px: int):
+    """One of the split's TrueType fonts at ``px``, drawn at random (PIL's own font if there is none)."""
+    return ImageFont.truetype(str(ttf[int(rng.integers(0, len(ttf)))]), px) if ttf else ImageFont.load_default()
 
 
 def _text_mask(rng, text: str, height_px: int, split: str) -> np.ndarray:
     """A tight ink mask (uint8 0/255) of ``text`` about ``height_px`` tall, in a font of the split."""
     ttf = fonts(split)
     if ttf and rng.random() < 0.7:
-        font = ImageFont.truetype(str(ttf[int(rng.integers(0, len(ttf)))]), size=max(8, int(height_px * 1.3)))
+        font = _font(rng, ttf, max(8, int(height_px * 1.3)))
         x0, y0, x1, y1 = font.getbbox(text)
         img = Image.new("L", (x1 - x0 + 4, y1 - y0 + 4), 0)
         ImageDraw.Draw(img).text((2 - x0, 2 - y0), text, fill=255, font=font)
@@ -61,13 +69,12 @@ def _text_mask(rng, text: str, height_px: int, split: str) -> np.ndarray:
     return mask[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
 
 
-def printed_word(rng, split: str) -> str:
+def printed_word(rng) -> str:
     """A printed word that is no joker: what lies on real tables (magazines, boxes, the card maker's
-    name on an ace), made of random letters, so the classifier learns that text alone is no index."""
+    name on an ace), made of random letters, so the classifier learns that text alone is no index.
+    The letters leave out j and k, so no word spells "joker"."""
     letters = "abcdefghilmnoprstuvwy"
     word = "".join(rng.choice(list(letters), size=int(rng.integers(2, 10))))
-    if "joker" in word or "oker" in word:
-        word = word.replace("o", "a")
     case = rng.random()
     return word.upper() if case < 0.35 else word.capitalize() if case < 0.75 else word
 
@@ -80,7 +87,7 @@ def text_clutter(rng, img: np.ndarray, split: str, words: int | None = None,
     h, w = img.shape[:2]
     boxes = []
     for k in range(int(rng.integers(1, 6)) if words is None else words):
-        mask = _text_mask(rng, printed_word(rng, split), int(rng.uniform(*height) * min(h, w)), split)
+        mask = _text_mask(rng, printed_word(rng), int(rng.uniform(*height) * min(h, w)), split)
         mask = cv2.copyMakeBorder(mask, 4, 4, 4, 4, cv2.BORDER_CONSTANT, 0)
         mh, mw = mask.shape
         M = cv2.getRotationMatrix2D((mw / 2, mh / 2), float(rng.uniform(0, 360)), 1.0)
@@ -112,13 +119,13 @@ def print_patch(rng, size: int, line_px: float, split: str) -> np.ndarray:
     y = int(rng.uniform(0, line_px))
     if rng.random() < 0.4:  # a headline
         head = int(line_px * rng.uniform(1.8, 4))
-        font = ImageFont.truetype(str(ttf[int(rng.integers(0, len(ttf)))]), head) if ttf else ImageFont.load_default()
-        text = " ".join(printed_word(rng, split) for _ in range(3))
+        font = _font(rng, ttf, head)
+        text = " ".join(printed_word(rng) for _ in range(3))
         draw.text((int(rng.uniform(0, size / 2)), y), text.upper() if rng.random() < 0.5 else text, fill=ink, font=font)
         y += int(head * 1.3)
-    font = ImageFont.truetype(str(ttf[int(rng.integers(0, len(ttf)))]), max(6, int(line_px))) if ttf else ImageFont.load_default()
+    font = _font(rng, ttf, max(6, int(line_px)))
     while y < big:
-        line = " ".join(printed_word(rng, split).lower() for _ in range(int(big / max(line_px, 4) / 3) + 2))
+        line = " ".join(printed_word(rng).lower() for _ in range(int(big / max(line_px, 4) / 3) + 2))
         draw.text((int(rng.uniform(-line_px, line_px)), y), line, fill=(dark, dark, dark), font=font)
         y += int(line_px * rng.uniform(1.15, 1.6))
     arr = np.array(page.rotate(float(rng.uniform(0, 360)), resample=Image.BILINEAR, fillcolor=paper[::-1]))[:, :, ::-1]
