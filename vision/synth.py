@@ -1,6 +1,6 @@
 """Synthetic photos of face-up cards on tables, labelled on the printed corner indices.
 
-    python -m vision.synth --out DIR --count N --seed S [--split train|val] [--art-cache DIR] [--reveal | --spread]
+    python -m vision.synth --out DIR --count N --seed S [--split train|val] [--art-cache DIR] [--reveal | --spread] [--stretch F]
 
 Writes ``DIR/images/{split}/NNNNNN.jpg`` and YOLO labels ``DIR/labels/{split}/NNNNNN.txt`` (one line per
 visible corner index: ``class cx cy w h`` normalised, class = rank index in :data:`CLASSES`), plus
@@ -328,6 +328,24 @@ def photometric(rng, img):
     return img
 
 
+def stretch(rng, img: np.ndarray, labels: list[dict], most: float) -> tuple[np.ndarray, list[dict]]:
+    """The scene as a photo resized to another aspect ratio: one axis stretched against the other by a
+    factor up to ``most`` (a 16:9 webcam frame squeezed into a square is 1.78), then scaled back so its
+    longer side is what it was. Exports (Roboflow's among them) and some camera pipelines do this; every
+    index comes out narrower or wider, and slanted when it is turned."""
+    h, w = img.shape[:2]
+    f = float(np.exp(rng.uniform(-np.log(most), np.log(most))))
+    sx, sy = (1.0, f) if f >= 1 else (1.0 / f, 1.0)
+    k = max(h, w) / max(h * sy, w * sx)
+    sx, sy = sx * k, sy * k
+    nw, nh = int(round(w * sx)), int(round(h * sy))
+    out = cv2.resize(img, (nw, nh), interpolation=cv2.INTER_AREA)
+    sx, sy = nw / w, nh / h
+    moved = [{**lab, "box": [lab["box"][0] * sx, lab["box"][1] * sy, lab["box"][2] * sx, lab["box"][3] * sy]}
+             for lab in labels]
+    return out, moved
+
+
 # ---------------------------------------------------------------- main
 
 def _bar(i, n, t0, width=30):
@@ -358,6 +376,9 @@ def main(argv=None) -> int:
                    help="share of cards replaced by a procedural joker (vision.jokers); default none")
     p.add_argument("--spread", action="store_true",
                    help="scenes of 5-12 cards of one design spread over the table, for validating the reader")
+    p.add_argument("--stretch", type=float, default=1.0,
+                   help="resize each scene to another aspect ratio, by up to this factor (1: never); the "
+                        "scenes are otherwise those the same seed gives without it")
     a = p.parse_args(argv)
     bank = ArtBank(a.art_cache, a.split)
     print(f"[synth] {len(bank.decks)} deck designs for {a.split}: {', '.join(d[0] for d in bank.decks)}", file=sys.stderr)
@@ -369,6 +390,8 @@ def main(argv=None) -> int:
         img, labels = render_scene(rng, bank, a.reveal, a.spread, a.jokers)
         stem = f"{i:06d}"
         q = int(rng.integers(35, 96))
+        if a.stretch > 1:
+            img, labels = stretch(np.random.default_rng([a.seed, i, 2]), img, labels, a.stretch)
         cv2.imwrite(str(a.out / "images" / a.split / f"{stem}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, q])
         h, w = img.shape[:2]
         with open(a.out / "labels" / a.split / f"{stem}.txt", "w") as f:

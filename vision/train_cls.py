@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
 from pathlib import Path
@@ -40,6 +41,8 @@ CLASSES = (*CLS_NAMES, NONE)
 #: The stem and the first blocks keep their ImageNet filters (edges, strokes): cheaper to train, and they
 #: need no card-specific tuning.
 FROZEN_BLOCKS = 3
+#: The largest stretch of a training crop along one axis against the other (the first schedules').
+STRETCH = math.exp(0.25)
 
 
 def index_net(pretrained: bool = True) -> nn.Module:
@@ -86,16 +89,18 @@ def load(folder: Path):
     return np.stack(xs), np.array(ys)
 
 
-def distort(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
-    """Stretch, shear, tilt and rescale each crop a little (x: (B,3,H,W)). A camera looks at the table at
-    an angle, and photos are often resized to another aspect ratio, so the same index comes out narrower,
-    wider or slanted; the rendered crops show it undistorted."""
+def distort(x: torch.Tensor, g: torch.Generator, max_stretch: float = STRETCH) -> torch.Tensor:
+    """Stretch (by up to ``max_stretch`` along one axis against the other), shear, tilt and rescale each
+    crop a little (x: (B,3,H,W)). A camera looks at the table at an angle, and photos are often resized
+    to another aspect ratio, so the same index comes out narrower, wider or slanted; the rendered crops
+    show it undistorted."""
     b = x.shape[0]
 
     def uniform(lo: float, hi: float) -> torch.Tensor:
         return lo + (hi - lo) * torch.rand(b, generator=g)
 
-    aspect, scale = torch.exp(uniform(-0.25, 0.25)), uniform(0.9, 1.1)
+    reach = math.log(max_stretch)
+    aspect, scale = torch.exp(uniform(-reach, reach)), uniform(0.9, 1.1)
     turn, shear = uniform(-0.26, 0.26), uniform(-0.12, 0.12)
     sx, sy = scale * aspect.sqrt(), scale / aspect.sqrt()
     c, s = torch.cos(turn), torch.sin(turn)
@@ -105,12 +110,12 @@ def distort(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
     return F.grid_sample(x, grid, mode="bilinear", padding_mode="border", align_corners=False)
 
 
-def augment(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
-    """x: (B,3,H,W) float 0..1. A small stretch and tilt, a quarter turn (indices come at any angle),
+def augment(x: torch.Tensor, g: torch.Generator, max_stretch: float = STRETCH) -> torch.Tensor:
+    """x: (B,3,H,W) float 0..1. A stretch and a small tilt, a quarter turn (indices come at any angle),
     brightness, contrast and colour."""
     b = x.shape[0]
     k = int(torch.randint(0, 4, (1,), generator=g))
-    x = torch.rot90(distort(x, g), k, (2, 3))
+    x = torch.rot90(distort(x, g, max_stretch), k, (2, 3))
     bright = 1 + 0.4 * (torch.rand(b, 1, 1, 1, generator=g) - 0.5)
     contrast = 1 + 0.6 * (torch.rand(b, 1, 1, 1, generator=g) - 0.5)
     tint = 1 + 0.15 * (torch.rand(b, 3, 1, 1, generator=g) - 0.5)
@@ -199,6 +204,8 @@ def main(argv=None) -> int:
     ap.add_argument("--samples", type=int, default=30000, help="crops drawn per epoch")
     ap.add_argument("--init", type=Path, help="start from this checkpoint's weights (a second, shorter schedule)")
     ap.add_argument("--lr", type=float, default=2e-3, help="peak learning rate")
+    ap.add_argument("--max-stretch", type=float, default=STRETCH,
+                    help="largest stretch of a crop along one axis against the other (default e^0.25 = 1.28)")
     ap.add_argument("--export", type=Path, help="only export best.pt to this ONNX file")
     ap.add_argument("--int8", action="store_true", help="with --export: quantise it, calibrated on --data's training crops")
     a = ap.parse_args(argv)
@@ -242,7 +249,7 @@ def main(argv=None) -> int:
         tl, tc, seen = 0.0, 0, 0
         for s in range(steps_per_epoch):
             idx = perm[s * bs:(s + 1) * bs]
-            x = augment(xtr_t[idx].float() / 255, g)
+            x = augment(xtr_t[idx].float() / 255, g, a.max_stretch)
             out = net(normalised(x))
             loss = F.cross_entropy(out, ytr_t[idx], label_smoothing=0.05)
             opt.zero_grad()
