@@ -1,4 +1,5 @@
-"""The detector's training data list (``vision.train``): extra scene sets add training scenes only."""
+"""Training and validation data: the detector's scene list (``vision.train --also``) adds training scenes only,
+and ``vision.synth --stretch`` keeps each label on its index."""
 
 from pathlib import Path
 from types import SimpleNamespace
