@@ -10,7 +10,9 @@ The art comes from the registries (never from the network at run time):
   (``$CARDS_ART_NPM`` or ``/work/cards-art/npm``).
 
 Only decks with English indices (A 2-10 J Q K) are used: :data:`ENGLISH_DECKS` lists them after a look
-at their face cards. Rendering needs ``rsvg-convert`` (Debian ``librsvg2-bin``).
+at their face cards. Rendering needs ``rsvg-convert`` (Debian ``librsvg2-bin``). What is missing is
+installed first (:func:`install_missing`: apt-get as root, npm into the npm folder), so that one command
+on a fresh machine makes the same data as anywhere else; what cannot be installed is named, with why.
 
 Each card is rendered to a PNG (RGBA) under a cache folder; per deck, the corner-index boxes are found
 from the ink in the corners of its low number cards (2 and 3, whose pips stay away from the corners),
@@ -58,6 +60,17 @@ ENGLISH_DECKS = {
 VAL_DECKS = {"aisleriot:tango_nuevo", "kde:nicu-white", "npm:cardsjs", "aisleriot:gnomangelo_bitmap"}
 
 CARD_HEIGHT = 360  # rendered card height in pixels
+
+#: The Debian packages of the art and the renderer, with what each installs.
+APT_ART = {"gnome-cards-data": AISLERIOT_DIR, "kdegames-card-data-kf5": KDE_DIR}
+RENDERER = ("librsvg2-bin", "rsvg-convert")
+#: The npm packages of the art, with a path each installs under ``node_modules``.
+NPM_ART = {
+    "@heruka_urgyen/react-playing-cards": "@heruka_urgyen/react-playing-cards/src/images",
+    "svg-cards": "svg-cards/svg-cards.svg",
+    "cardsJS": "cardsJS/cards",
+    "@younestouati/playing-cards-standard-deck": "@younestouati/playing-cards-standard-deck/cards",
+}
 
 
 @dataclass
@@ -164,27 +177,27 @@ def find_decks(english_only: bool = True) -> tuple[list[Deck], list[str]]:
     else:
         missing.append(f"{KDE_DIR} (apt-get install kdegames-card-data-kf5)")
     nm = NPM_DIR / "node_modules"
-    ken = nm / "@heruka_urgyen/react-playing-cards/src/images"
+    ken = nm / NPM_ART["@heruka_urgyen/react-playing-cards"]
     for variant in ("2color", "2color-bf", "4color", "4color-bf"):
         d = _npm_file_deck(f"npm:kennard-{variant}", ken / variant, _kennard)
         if d:
             decks.append(d)
     if not ken.is_dir():
         missing.append(f"{ken} (npm install @heruka_urgyen/react-playing-cards in {NPM_DIR})")
-    sc = nm / "svg-cards/svg-cards.svg"
+    sc = nm / NPM_ART["svg-cards"]
     if sc.is_file():
         d = _deck_from_ids("npm:svg-cards", sc, _ids_in(_svg_text(sc)))
         if d:
             decks.append(d)
     else:
         missing.append(f"{sc} (npm install svg-cards in {NPM_DIR})")
-    cj = nm / "cardsJS/cards"
+    cj = nm / NPM_ART["cardsJS"]
     d = _npm_file_deck("npm:cardsjs", cj, _cardsjs)
     if d:
         decks.append(d)
     else:
         missing.append(f"{cj} (npm install cardsJS in {NPM_DIR})")
-    yt = nm / "@younestouati/playing-cards-standard-deck/cards"
+    yt = nm / NPM_ART["@younestouati/playing-cards-standard-deck"]
     d = _npm_file_deck("npm:younestouati", yt, _younes)
     if d:
         decks.append(d)
@@ -291,8 +304,62 @@ def deck_index_boxes(cards: dict[str, np.ndarray]) -> list[tuple[float, float, f
     return out
 
 
-def build_cache(cache: Path, progress=None) -> dict:
-    """Render every card of every English deck into ``cache`` (once) and write ``cache/index.json``."""
+def missing_packages() -> tuple[list[str], list[str]]:
+    """The Debian and the npm packages of the art (and the renderer) that are not on this machine."""
+    apt = [pkg for pkg, path in APT_ART.items() if not path.is_dir()]
+    if shutil.which(RENDERER[1]) is None:
+        apt.append(RENDERER[0])
+    npm = [pkg for pkg, rel in NPM_ART.items() if not (NPM_DIR / "node_modules" / rel).exists()]
+    return apt, npm
+
+
+def _last_line(text: str) -> str:
+    lines = [line for line in (text or "").strip().splitlines() if line.strip()]
+    return lines[-1].strip() if lines else "no message"
+
+
+def install_missing(run=subprocess.run, is_root: bool | None = None) -> list[str]:
+    """Install the art packages that are missing: Debian's with apt-get (as root, refreshing the package
+    lists once if the first try fails), npm's into :data:`NPM_DIR`. Returns what is still missing, each
+    with why, for the caller to say; an empty list when everything is there."""
+    apt, npm = missing_packages()
+    problems: list[str] = []
+    if apt:
+        root = (os.geteuid() == 0) if is_root is None else is_root
+        if not root or shutil.which("apt-get") is None:
+            problems.append(f"Debian packages {' '.join(apt)}: installing them needs apt-get as root "
+                            f"(run: sudo apt-get install {' '.join(apt)})")
+        else:
+            print(f"[art] installing {' '.join(apt)} with apt-get ...", file=sys.stderr, flush=True)
+            env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+            cmd = ["apt-get", "install", "-y", "-q", *apt]
+            done = run(cmd, capture_output=True, text=True, env=env)
+            if done.returncode != 0:
+                run(["apt-get", "update", "-q"], capture_output=True, text=True, env=env)
+                done = run(cmd, capture_output=True, text=True, env=env)
+            if done.returncode != 0:
+                problems.append(f"Debian packages {' '.join(apt)}: apt-get install failed: {_last_line(done.stderr)}")
+    if npm:
+        if shutil.which("npm") is None:
+            problems.append(f"npm packages {' '.join(npm)}: npm not found (apt-get install npm)")
+        else:
+            print(f"[art] installing {' '.join(npm)} with npm into {NPM_DIR} ...", file=sys.stderr, flush=True)
+            NPM_DIR.mkdir(parents=True, exist_ok=True)
+            if not (NPM_DIR / "package.json").exists():
+                (NPM_DIR / "package.json").write_text('{"name": "cards-art", "private": true}\n')
+            done = run(["npm", "install", "--prefix", str(NPM_DIR), "--no-audit", "--no-fund", *npm],
+                       capture_output=True, text=True)
+            if done.returncode != 0:
+                problems.append(f"npm packages {' '.join(npm)}: npm install failed: {_last_line(done.stderr)}")
+    return problems
+
+
+def build_cache(cache: Path, progress=None, install: bool = True) -> dict:
+    """Render every card of every English deck into ``cache`` (once) and write ``cache/index.json``;
+    with ``install``, first install the art that is missing (:func:`install_missing`)."""
+    if install and any(missing_packages()):
+        for problem in install_missing():
+            print(f"[art] could not install: {problem}", file=sys.stderr)
     if shutil.which("rsvg-convert") is None:
         raise SystemExit("rsvg-convert not found: apt-get install librsvg2-bin")
     decks, missing = find_decks()

@@ -118,8 +118,8 @@ def clutter(rng, img):
 # ---------------------------------------------------------------- cards
 
 class ArtBank:
-    def __init__(self, cache: Path, split: str):
-        index = art.build_cache(cache, progress=_art_progress)
+    def __init__(self, cache: Path, split: str, install: bool = True):
+        index = art.build_cache(cache, progress=_art_progress, install=install)
         self.decks = []
         for name, e in sorted(index.items()):
             if (name in art.VAL_DECKS) != (split == "val"):
@@ -364,6 +364,8 @@ def generator_parser(prog: str, description: str) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--split", choices=["train", "val"], default="train")
     p.add_argument("--art-cache", type=Path, default=Path("/work/cards-data/art"))
+    p.add_argument("--no-install", action="store_true",
+                   help="only look for the card art; do not install what is missing (apt-get, npm)")
     return p
 
 
@@ -380,7 +382,7 @@ def main(argv=None) -> int:
                    help="resize each scene to another aspect ratio, by up to this factor (1: never); the "
                         "scenes are otherwise those the same seed gives without it")
     a = p.parse_args(argv)
-    bank = ArtBank(a.art_cache, a.split)
+    bank = ArtBank(a.art_cache, a.split, install=not a.no_install)
     print(f"[synth] {len(bank.decks)} deck designs for {a.split}: {', '.join(d[0] for d in bank.decks)}", file=sys.stderr)
     for sub in ("images", "labels", "meta"):
         (a.out / sub / a.split).mkdir(parents=True, exist_ok=True)
