@@ -2,7 +2,7 @@
 
     python -m vision.mine --scenes /work/cards-data/det1 --out /work/cards-data/cls3 --split train
 
-The detector (``models/index-det.onnx``) runs over every scene of ``vision.synth`` with a low threshold.
+The detector (``models/index-det.onnx``, or ``--det-model``) runs over every scene of ``vision.synth`` with a low threshold.
 Each box it finds is cut exactly as the reader cuts it (``vision.reader.square_crop``) and filed by what
 the scene's labels say is there:
 
@@ -30,7 +30,7 @@ import numpy as np
 
 from vision import synth
 from vision.reader import NOT_AN_INDEX as NONE
-from vision.reader import CardReader, box_iou, square_crop
+from vision.reader import DET_MODEL, CardReader, box_iou, square_crop
 from vision.train import CLS_NAMES
 
 
@@ -88,8 +88,9 @@ def main(argv=None) -> int:
     p.add_argument("--max-neg", type=int, default=6, help="detector false alarms kept per scene")
     p.add_argument("--random-neg", type=int, default=1, help="random background boxes per scene")
     p.add_argument("--seed", type=int, default=3)
+    p.add_argument("--det-model", type=Path, default=DET_MODEL, help="the detector that cuts the crops (default: the shipped one)")
     a = p.parse_args(argv)
-    reader = CardReader(det_threshold=a.threshold)
+    reader = CardReader(det_model=a.det_model, det_threshold=a.threshold)
     for name in (*CLS_NAMES, NONE):
         (a.out / a.split / name).mkdir(parents=True, exist_ok=True)
     images = sorted((a.scenes / "images" / a.split).glob("*.jpg"))

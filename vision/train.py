@@ -8,26 +8,34 @@ The reader is two small models:
   (52 rank+suit codes, ``JOKER`` and ``NONE`` for a box that is no index), trained by
   ``vision.train_cls`` on ``vision.crops`` and ``vision.mine``.
 
-Steps (each resumable; see ``models/README.md`` for the whole recipe)::
+The whole recipe is one command, ``python -m vision.train all`` (``scripts/train.sh`` also makes the
+training venv): card art, scenes, three detector schedules, the detector's export, classifier crops
+rendered and cut by that detector, two classifier schedules and the classifier's export, each step
+in turn (:data:`RECIPE`). A finished step leaves a mark and is skipped when the command runs again;
+an interrupted training step resumes from its ``last.pt``, any other step starts again. The models are
+exported beside the runs (``--models``, default ``RUNS/candidate``), not into ``models/``: a candidate
+ships only after the benches measure it (``models/README.md``).
 
-    python -m vision.synth --out /work/cards-data/det1 --count 2100 --seed 7            # train decks
-    python -m vision.synth --out /work/cards-data/det1 --count 200 --seed 7 --split val # held-out decks
+One step at a time (each resumable)::
+
     python -m vision.train det   --data /work/cards-data/det1 --runs /work/cards-runs --hours 1.25
     python -m vision.train det   --data /work/cards-data/det1 --name det2 --init /work/cards-runs/det/weights/best.pt --hours 0.9
-    python -m vision.train det   --data /work/cards-data/det1 --name det3 --init /work/cards-runs/det2/weights/best.pt --hours 1.2
     python -m vision.train export --runs /work/cards-runs --models models --name det3   # int8, vision.quantize
     python -m vision.train det   --data /work/cards-data/det1 --also /work/cards-data/det-jokers ...  # more scenes
-    (classifier: see vision/train_cls.py and models/README.md)
-
-Run a step again after an interruption and it resumes from ``last.pt``.
+    (classifier: see vision/train_cls.py)
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import shlex
 import shutil
+import subprocess
 import sys
+import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from assistant.cards import CLAIMABLE, SUITS
@@ -124,6 +132,96 @@ def cmd_export(a) -> None:
     print(f"index-det: {w} -> {a.models / 'index-det.onnx'} ({'float' if a.float else 'int8'})")
 
 
+@dataclass(frozen=True)
+class Step:
+    """One step of the recipe: a name for its mark, and the module and arguments that run it."""
+
+    name: str
+    module: str
+    args: tuple[str, ...]
+
+    def command(self, python: str = sys.executable) -> list[str]:
+        return [python, "-m", self.module, *self.args]
+
+
+def recipe(data: Path, runs: Path, models: Path) -> list[Step]:
+    """The shipped models' recipe (``models/README.md``), as steps: scenes under ``data``, runs under
+    ``runs``, the exported models in ``models``. One change from the shipped run: the classifier's
+    crops are cut by the detector this recipe trained (the shipped ones were cut by its first schedule,
+    the one shipped at the time)."""
+    det, cls = data / "det1", data / "cls3"
+    det_model = models / "index-det.onnx"
+
+    def step(name: str, module: str, *args) -> Step:
+        return Step(name, module, tuple(str(a) for a in args))
+
+    return [
+        step("scenes-train", "vision.synth", "--out", det, "--count", 2100, "--seed", 7),
+        step("scenes-val", "vision.synth", "--out", det, "--count", 200, "--seed", 7, "--split", "val"),
+        step("det", "vision.train", "det", "--data", det, "--runs", runs, "--name", "det", "--hours", 1.25,
+             "--epochs", 40),
+        step("det2", "vision.train", "det", "--data", det, "--runs", runs, "--name", "det2",
+             "--init", runs / "det" / "weights" / "best.pt", "--hours", 0.9, "--epochs", 8),
+        step("det3", "vision.train", "det", "--data", det, "--runs", runs, "--name", "det3",
+             "--init", runs / "det2" / "weights" / "best.pt", "--hours", 1.2, "--epochs", 11),
+        step("det-export", "vision.train", "export", "--runs", runs, "--models", models, "--name", "det3",
+             "--data", det),
+        step("crops-train", "vision.crops", "--out", cls, "--count", 32000, "--seed", 11),
+        step("crops-val", "vision.crops", "--out", cls, "--count", 2000, "--seed", 12, "--split", "val"),
+        step("mine-val", "vision.mine", "--scenes", det, "--out", cls, "--split", "val", "--det-model", det_model),
+        step("mine-train", "vision.mine", "--scenes", det, "--out", cls, "--split", "train", "--det-model", det_model),
+        step("cls", "vision.train_cls", "--data", cls, "--out", runs / "cls-effnet", "--minutes", 80,
+             "--epochs", 10, "--samples", 30000),
+        step("cls2", "vision.train_cls", "--data", cls, "--out", runs / "cls-effnet2",
+             "--init", runs / "cls-effnet" / "best.pt", "--lr", 1e-3, "--epochs", 7, "--samples", 30000,
+             "--minutes", 45),
+        step("cls-export", "vision.train_cls", "--data", cls, "--out", runs / "cls-effnet2",
+             "--export", models / "index-cls.onnx", "--int8"),
+    ]
+
+
+def run_recipe(steps: list[Step], marks: Path, run=subprocess.run, python: str = sys.executable,
+               resume_hint: str = "python -m vision.train all", only_plan: bool = False) -> list[str]:
+    """Run the steps that have no mark in ``marks``, in order; mark each as it finishes. A failed step
+    stops the recipe with a message naming it (its mark is not written, so running the command again
+    resumes there). Returns the names of the steps run (or, with ``only_plan``, that would run)."""
+    done = []
+    for i, step in enumerate(steps, 1):
+        mark = marks / f"{step.name}.done"
+        head = f"[train {i}/{len(steps)}] {step.name}"
+        if mark.exists():
+            print(f"{head}: done before, skipped", file=sys.stderr, flush=True)
+            continue
+        cmd = step.command(python)
+        print(f"{head}: {shlex.join(cmd)}", file=sys.stderr, flush=True)
+        if only_plan:
+            done.append(step.name)
+            continue
+        marks.mkdir(parents=True, exist_ok=True)
+        t0 = time.time()
+        code = run(cmd).returncode
+        if code != 0:
+            raise SystemExit(f"training step {step.name!r} failed (exit {code}); the steps before it are kept: "
+                             f"run `{resume_hint}` again to resume from it")
+        mark.write_text(json.dumps({"command": cmd, "minutes": round((time.time() - t0) / 60, 1),
+                                    "finished": time.strftime("%Y-%m-%d %H:%M:%S")}) + "\n")
+        done.append(step.name)
+    return done
+
+
+def cmd_all(a) -> None:
+    """The whole recipe, resumably (``run_recipe``)."""
+    models = a.models or a.runs / "candidate"
+    steps = recipe(a.data_root, a.runs, models)
+    again = ["python", "-m", "vision.train", "all", "--data-root", str(a.data_root), "--runs", str(a.runs)]
+    run_recipe(steps, a.runs / "recipe-marks", only_plan=a.plan,
+               resume_hint=shlex.join(again + (["--models", str(a.models)] if a.models else [])))
+    if not a.plan:
+        print(f"[train] done: {models / 'index-det.onnx'} and {models / 'index-cls.onnx'}; measure them with "
+              f"bench/reader_accuracy.py --det-model ... --cls-model ... before copying them into models/",
+              file=sys.stderr)
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m vision.train")
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -144,8 +242,13 @@ def main(argv=None) -> int:
                    help="synthetic scenes whose training images calibrate the int8 quantisation")
     e.add_argument("--calibration", type=int, default=200, help="calibration scenes")
     e.add_argument("--float", action="store_true", help="ship the float model (no quantisation)")
+    w = sub.add_parser("all", help="the whole recipe, one step after another; run it again to resume")
+    w.add_argument("--data-root", type=Path, default=Path("/work/cards-data"), help="where the scenes and crops go")
+    w.add_argument("--runs", type=Path, default=Path("/work/cards-runs"))
+    w.add_argument("--models", type=Path, help="where the trained models are exported (default: RUNS/candidate)")
+    w.add_argument("--plan", action="store_true", help="only print the steps still to run")
     a = p.parse_args(argv)
-    {"det": cmd_det, "export": cmd_export}[a.cmd](a)
+    {"det": cmd_det, "export": cmd_export, "all": cmd_all}[a.cmd](a)
     return 0
 
 

@@ -1,10 +1,13 @@
 """Training and validation data: the detector's scene list (``vision.train --also``) adds training scenes only,
-and ``vision.synth --stretch`` keeps each label on its index."""
+``vision.synth --stretch`` keeps each label on its index, and the whole recipe (``vision.train all``) runs in
+order and resumes after its last finished step."""
 
 from pathlib import Path
 from types import SimpleNamespace
 
-from vision.train import _data_yaml
+import pytest
+
+from vision.train import Step, _data_yaml, recipe, run_recipe
 
 
 def _scene_set(root: Path) -> Path:
@@ -53,3 +56,55 @@ def test_a_stretched_scene_keeps_its_labels_on_the_indices():
             assert out[cy, cx].min() > 200, (seed, m["box"])
     assert all(1 / 1.81 <= r <= 1.81 for r in ratios)
     assert min(ratios) < 0.8 and max(ratios) > 1.25  # both ways
+
+
+# ---------------------------------------------------------------- the whole recipe in one command
+
+
+class _Runner:
+    """Stands in for subprocess.run: records each step's module (and subcommand) and fails (exit 2) the
+    steps of module ``fail``."""
+
+    def __init__(self, fail: str | None = None):
+        self.fail, self.ran = fail, []
+
+    def __call__(self, cmd):
+        step = " ".join(cmd[2:4]) if cmd[2] == "vision.train" else cmd[2]
+        self.ran.append(step)
+        return SimpleNamespace(returncode=2 if step == self.fail else 0)
+
+
+def test_the_recipe_trains_the_detector_before_cutting_crops_with_it(tmp_path):
+    """One command runs every step of the shipped recipe in order: scenes, three detector schedules each
+    from the last one's best weights, its export, then crops cut by that exported detector and two
+    classifier schedules, and the classifier's export beside the detector (not into models/)."""
+    steps = recipe(tmp_path / "data", tmp_path / "runs", tmp_path / "cand")
+    names = [s.name for s in steps]
+    assert names == ["scenes-train", "scenes-val", "det", "det2", "det3", "det-export", "crops-train", "crops-val",
+                     "mine-val", "mine-train", "cls", "cls2", "cls-export"]
+    by = {s.name: s.args for s in steps}
+    assert by["det2"][by["det2"].index("--init") + 1] == str(tmp_path / "runs/det/weights/best.pt")
+    assert by["det3"][by["det3"].index("--init") + 1] == str(tmp_path / "runs/det2/weights/best.pt")
+    assert by["mine-train"][-1] == str(tmp_path / "cand/index-det.onnx")
+    assert by["cls2"][by["cls2"].index("--init") + 1] == str(tmp_path / "runs/cls-effnet/best.pt")
+    assert by["cls-export"][by["cls-export"].index("--export") + 1] == str(tmp_path / "cand/index-cls.onnx")
+    assert Step("x", "vision.synth", ("--count", "3")).command("py") == ["py", "-m", "vision.synth", "--count", "3"]
+
+
+def test_running_the_recipe_again_resumes_after_the_last_finished_step(tmp_path, capsys):
+    steps = recipe(tmp_path / "data", tmp_path / "runs", tmp_path / "cand")
+    marks = tmp_path / "runs" / "marks"
+    first = _Runner(fail="vision.crops")
+    with pytest.raises(SystemExit, match="'crops-train' failed \\(exit 2\\).*run `again` again to resume"):
+        run_recipe(steps, marks, run=first, resume_hint="again")
+    assert first.ran == ["vision.synth", "vision.synth", "vision.train det", "vision.train det", "vision.train det",
+                         "vision.train export", "vision.crops"]
+    assert sorted(p.stem for p in marks.glob("*.done")) == sorted(["scenes-train", "scenes-val", "det", "det2",
+                                                                   "det3", "det-export"])
+    # the plan names only what is left, and runs nothing
+    assert run_recipe(steps, marks, run=_Runner(fail="vision.synth"), only_plan=True)[0] == "crops-train"
+    second = _Runner()
+    assert run_recipe(steps, marks, run=second) == [s.name for s in steps[6:]]
+    assert second.ran[0] == "vision.crops" and "vision.synth" not in second.ran
+    assert run_recipe(steps, marks, run=_Runner(fail="vision.crops")) == []  # all done: nothing runs
+    assert "done before, skipped" in capsys.readouterr().err
