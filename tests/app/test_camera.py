@@ -78,7 +78,12 @@ def test_live_feed_reads_flipped_cards_until_steady(fresh_reader, monkeypatch):
     assert isinstance(out, np.ndarray) and out.shape == cards.shape and not np.array_equal(out, cards)  # boxes drawn
     if detections.abstain:
         assert not reading.actionable and reading.ranks == ()
-        assert reading.note.startswith("unsure")
+        # the note says why in the table's words: nothing found (cards drawn without the AisleRiot art
+        # can look like that to the reader), or a card or the count it is unsure of
+        if len(detections):
+            assert reading.note.startswith("unsure")
+        else:
+            assert reading.note == "no cards in view yet"
     else:
         assert reading.steady and reading.sure and reading.actionable
         assert sorted(r.value for r in reading.ranks) == sorted(r.value for r in detections.ranks)
