@@ -92,6 +92,8 @@ def _onnx_weights(path: Path) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict
         return (q - zero.reshape(shape if scale.size > 1 else [])) * scale.reshape(shape if scale.size > 1 else [])
 
     convs = [n for n in graph.node if n.op_type == "Conv"]
+    if any(len(n.input) < 3 for n in convs):
+        raise ValueError(f"{path}: a convolution without a bias: not a graph with its batch norms folded in")
     return [(value(n.input[1]), value(n.input[2])) for n in convs], inits
 
 
