@@ -65,9 +65,9 @@ def freeze_first_blocks(net: nn.Module) -> nn.Module:
     return net
 
 
-def _onnx_weights(path: Path) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict[str, np.ndarray]]:
-    """Each Conv's weights and bias in graph order, de-quantised where the model is int8, and the float
-    initialisers by name."""
+def _onnx_weights(path: Path) -> tuple[list[tuple[np.ndarray, np.ndarray]], tuple[np.ndarray, np.ndarray]]:
+    """Each Conv's weights and bias in graph order, and the last layer's, as float32 (de-quantised where
+    the model is int8, cast back where it stores float16)."""
     import onnx
     from onnx import numpy_helper
 
@@ -94,7 +94,7 @@ def _onnx_weights(path: Path) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict
     convs = [n for n in graph.node if n.op_type == "Conv"]
     if any(len(n.input) < 3 for n in convs):
         raise ValueError(f"{path}: a convolution without a bias: not a graph with its batch norms folded in")
-    return [(value(n.input[1]), value(n.input[2])) for n in convs], inits
+    return [(value(n.input[1]), value(n.input[2])) for n in convs], (value("net._fc.weight"), value("net._fc.bias"))
 
 
 def net_from_onnx(path: Path, calibration: torch.Tensor) -> nn.Module:
@@ -106,7 +106,7 @@ def net_from_onnx(path: Path, calibration: torch.Tensor) -> nn.Module:
     the ``calibration`` crops (N, 3, 64, 64, normalised) with the scale and shift that undo them: in
     eval mode it computes what the ONNX file computes, and in train mode, where a batch norm uses the
     batch's own statistics, nearly so."""
-    folded, inits = _onnx_weights(path)
+    folded, (fc_weight, fc_bias) = _onnx_weights(path)
     net = index_net(pretrained=False).eval()
     layers = list(net.modules())
     pairs = [(m, next(b for b in layers[i + 1:] if isinstance(b, nn.BatchNorm2d)))
@@ -124,8 +124,8 @@ def net_from_onnx(path: Path, calibration: torch.Tensor) -> nn.Module:
             bn.running_var.fill_(1.0)
             bn.weight.fill_(float(np.sqrt(1 + bn.eps)))
             bn.bias.copy_(torch.from_numpy(b))
-        net._fc.weight.copy_(torch.from_numpy(inits["net._fc.weight"].astype(np.float32)))
-        net._fc.bias.copy_(torch.from_numpy(inits["net._fc.bias"].astype(np.float32)))
+        net._fc.weight.copy_(torch.from_numpy(fc_weight))
+        net._fc.bias.copy_(torch.from_numpy(fc_bias))
         net(calibration)  # eval: each batch norm passes its input through (plus the bias)
         for hook in hooks:
             hook.remove()
