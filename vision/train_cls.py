@@ -58,8 +58,13 @@ def index_net(pretrained: bool = True) -> nn.Module:
     return freeze_first_blocks(net)
 
 
+def _first_blocks(net: nn.Module) -> tuple[nn.Module, ...]:
+    """The layers that keep their filters (``FROZEN_BLOCKS``)."""
+    return (net._conv_stem, net._bn0, *net._blocks[:FROZEN_BLOCKS])
+
+
 def freeze_first_blocks(net: nn.Module) -> nn.Module:
-    for module in (net._conv_stem, net._bn0, *net._blocks[:FROZEN_BLOCKS]):
+    for module in _first_blocks(net):
         for param in module.parameters():
             param.requires_grad = False
     return net
@@ -89,7 +94,8 @@ def _onnx_weights(path: Path) -> tuple[list[tuple[np.ndarray, np.ndarray]], tupl
         axis = next((a.i for a in node.attribute if a.name == "axis"), 1) if q.ndim > 1 else 0
         shape = [1] * q.ndim
         shape[axis] = -1
-        return (q - zero.reshape(shape if scale.size > 1 else [])) * scale.reshape(shape if scale.size > 1 else [])
+        shape = shape if scale.size > 1 else []  # per channel, or one scale for the tensor
+        return (q - zero.reshape(shape)) * scale.reshape(shape)
 
     convs = [n for n in graph.node if n.op_type == "Conv"]
     if any(len(n.input) < 3 for n in convs):
@@ -281,7 +287,7 @@ def scores(pred: np.ndarray, truth: np.ndarray) -> dict:
 def set_train(net: nn.Module) -> None:
     """Train mode, except the frozen layers, whose batch-norm statistics stay as they are."""
     net.train()
-    for module in (net._conv_stem, net._bn0, *net._blocks[:FROZEN_BLOCKS]):
+    for module in _first_blocks(net):
         module.eval()
 
 
