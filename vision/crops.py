@@ -19,7 +19,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision import synth
+from vision import fontdeck, synth
 from vision.jokers import joker_card, print_patch, text_clutter
 from vision.reader import NOT_AN_INDEX as NONE
 from vision.reader import square_crop
@@ -52,12 +52,24 @@ def _paste(img, card, H, rng):
     return P
 
 
-def sample(rng, bank: synth.ArtBank, decks, size: int = 48, jokers: float = 0.0):
-    """One crop and its class; ``jokers``: the chance that the card read is a procedural joker."""
+def sample(rng, bank: synth.ArtBank, decks, size: int = 48, jokers: float = 0.0, font_decks: float = 0.0):
+    """One crop and its class; ``jokers``: the chance that the card read is a procedural joker;
+    ``font_decks``: the chance that it and its neighbours are cards of a new procedural design
+    (``vision.fontdeck``) instead of an installed deck's."""
     di = decks[int(rng.integers(0, len(decks)))]
     name, folder, codes, _ = bank.decks[di]
     code = codes[int(rng.integers(0, len(codes)))]
     card, boxes = bank.card(di, code)
+    if font_decks and rng.random() < font_decks:
+        style = fontdeck.random_style(rng, bank.split)
+        code = fontdeck.random_code(rng)
+        card, boxes = fontdeck.font_card(rng, style, code)
+        codes = [fontdeck.random_code(rng) for _ in range(2)]
+
+        def neighbour(_di, c):
+            return fontdeck.font_card(rng, style, c)
+    else:
+        neighbour = bank.card
     if jokers and rng.random() < jokers:
         code = "JOKER-P"
         card, boxes = joker_card(rng, bank.split)
@@ -72,7 +84,7 @@ def sample(rng, bank: synth.ArtBank, decks, size: int = 48, jokers: float = 0.0)
     # a card under it (a fan or pile), shifted and turned a little
     if rng.random() < 0.5:
         code2 = codes[int(rng.integers(0, len(codes)))]
-        card2, boxes2 = bank.card(di, code2)
+        card2, boxes2 = neighbour(di, code2)
         off = rng.normal(0, index_h * 1.2, 2)
         H2 = _place(card2, boxes2[0] if boxes2 else box, index_h, angle + rng.normal(0, 15),
                     None, (center[0] + off[0], center[1] + off[1]))
@@ -81,7 +93,7 @@ def sample(rng, bank: synth.ArtBank, decks, size: int = 48, jokers: float = 0.0)
     # a card over it, beside the index (covers the card's body, not its index)
     if rng.random() < 0.35:
         code3 = codes[int(rng.integers(0, len(codes)))]
-        card3, boxes3 = bank.card(di, code3)
+        card3, boxes3 = neighbour(di, code3)
         d = rng.uniform(0, 2 * np.pi)
         dist = index_h * rng.uniform(1.4, 2.2)
         H3 = _place(card3, boxes3[0] if boxes3 else box, index_h, angle + rng.normal(0, 10),
@@ -179,6 +191,9 @@ def main(argv=None) -> int:
     p.add_argument("--size", type=int, default=64, help="crop side in pixels (the classifier's input)")
     p.add_argument("--jokers", type=float, default=0.0,
                    help="share of crops whose card is a procedural joker (vision.jokers); default none")
+    p.add_argument("--font-decks", type=float, default=0.0,
+                   help="share of crops whose cards are of a procedural design typeset in a system font "
+                        "(vision.fontdeck); default none")
     p.add_argument("--text", action="store_true", help="only NONE crops of printed words (text_sample)")
     p.add_argument("--prefix", default="", help="file name prefix (to add crops to a folder that has some)")
     a = p.parse_args(argv)
@@ -194,7 +209,7 @@ def main(argv=None) -> int:
     while n < a.count:
         rng = np.random.default_rng([a.seed, i, 7 if a.split == "train" else 8])
         i += 1
-        s = text_sample(rng, a.split, a.size) if a.text else sample(rng, bank, decks, a.size, a.jokers)
+        s = text_sample(rng, a.split, a.size) if a.text else sample(rng, bank, decks, a.size, a.jokers, a.font_decks)
         if s is None:
             continue
         crop, label = s
