@@ -318,27 +318,33 @@ def _last_line(text: str) -> str:
     return lines[-1].strip() if lines else "no message"
 
 
+def apt_install(packages: list[str], run=subprocess.run, is_root: bool | None = None) -> list[str]:
+    """Install Debian ``packages`` with apt-get (as root, refreshing the package lists once if the first
+    try fails); returns what could not be installed, with why (empty when all went in)."""
+    if not packages:
+        return []
+    root = (os.geteuid() == 0) if is_root is None else is_root
+    if not root or shutil.which("apt-get") is None:
+        return [f"Debian packages {' '.join(packages)}: installing them needs apt-get as root "
+                f"(run: sudo apt-get install {' '.join(packages)})"]
+    print(f"[art] installing {' '.join(packages)} with apt-get ...", file=sys.stderr, flush=True)
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    cmd = ["apt-get", "install", "-y", "-q", *packages]
+    done = run(cmd, capture_output=True, text=True, env=env)
+    if done.returncode != 0:
+        run(["apt-get", "update", "-q"], capture_output=True, text=True, env=env)
+        done = run(cmd, capture_output=True, text=True, env=env)
+    if done.returncode != 0:
+        return [f"Debian packages {' '.join(packages)}: apt-get install failed: {_last_line(done.stderr)}"]
+    return []
+
+
 def install_missing(run=subprocess.run, is_root: bool | None = None) -> list[str]:
     """Install the art packages that are missing: Debian's with apt-get (as root, refreshing the package
     lists once if the first try fails), npm's into :data:`NPM_DIR`. Returns what is still missing, each
     with why, for the caller to say; an empty list when everything is there."""
     apt, npm = missing_packages()
-    problems: list[str] = []
-    if apt:
-        root = (os.geteuid() == 0) if is_root is None else is_root
-        if not root or shutil.which("apt-get") is None:
-            problems.append(f"Debian packages {' '.join(apt)}: installing them needs apt-get as root "
-                            f"(run: sudo apt-get install {' '.join(apt)})")
-        else:
-            print(f"[art] installing {' '.join(apt)} with apt-get ...", file=sys.stderr, flush=True)
-            env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-            cmd = ["apt-get", "install", "-y", "-q", *apt]
-            done = run(cmd, capture_output=True, text=True, env=env)
-            if done.returncode != 0:
-                run(["apt-get", "update", "-q"], capture_output=True, text=True, env=env)
-                done = run(cmd, capture_output=True, text=True, env=env)
-            if done.returncode != 0:
-                problems.append(f"Debian packages {' '.join(apt)}: apt-get install failed: {_last_line(done.stderr)}")
+    problems = apt_install(apt, run, is_root)
     if npm:
         if shutil.which("npm") is None:
             problems.append(f"npm packages {' '.join(npm)}: npm not found (apt-get install npm)")

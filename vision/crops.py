@@ -202,6 +202,9 @@ def main(argv=None) -> int:
         decks = [i for i, d in enumerate(bank.decks)
                  if cv2.imread(str(d[1] / "AS.png"), cv2.IMREAD_UNCHANGED).shape[0] >= 200]
         print(f"[crops] {len(decks)} decks: {', '.join(bank.decks[i][0] for i in decks)}", file=sys.stderr)
+    if a.font_decks and not a.no_install:
+        for problem in fontdeck.install_fonts():
+            print(f"[crops] could not install: {problem}", file=sys.stderr)
     for name in (*CLS_NAMES, NONE):
         (a.out / a.split / name).mkdir(parents=True, exist_ok=True)
     t0 = time.time()

@@ -19,6 +19,8 @@ Whole font families are held out for validation (:data:`VAL_FAMILIES`), as whole
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -27,11 +29,11 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from vision.art import CARD_HEIGHT
+from vision.art import CARD_HEIGHT, apt_install
 
 FONT_ROOT = Path("/usr/share/fonts")
-#: The Debian font packages this module draws from (installed by ``vision.art.install_missing``'s
-#: callers when asked; :func:`index_fonts` uses whatever of them is there).
+#: The Debian font packages this module draws from (:func:`install_fonts` installs the missing ones;
+#: :func:`index_fonts` uses whatever of them is there, so the designs drawn depend on them all being in).
 FONT_PACKAGES = (
     "fonts-dejavu-core", "fonts-liberation", "fonts-urw-base35", "fonts-texgyre", "fonts-freefont-ttf",
     "fonts-roboto-unhinted", "fonts-open-sans", "fonts-linuxlibertine", "fonts-ebgaramond",
@@ -49,6 +51,22 @@ SUITS = "SHDC"
 RED, BLACK = (30, 30, 190), (25, 25, 25)  # BGR
 #: Four-colour decks' diamonds and clubs.
 FOUR_COLOUR = {"D": (180, 90, 20), "C": (40, 130, 30)}
+
+
+def missing_fonts(run=subprocess.run) -> list[str]:
+    """The packages of :data:`FONT_PACKAGES` that are not installed (all of them where dpkg is missing)."""
+    if shutil.which("dpkg-query") is None:
+        return list(FONT_PACKAGES)
+    done = run(["dpkg-query", "-W", "-f=${Package} ${Status}\n", *FONT_PACKAGES], capture_output=True, text=True)
+    installed = {line.split()[0] for line in done.stdout.splitlines() if line.endswith("install ok installed")}
+    return [p for p in FONT_PACKAGES if p not in installed]
+
+
+def install_fonts(run=subprocess.run, is_root: bool | None = None) -> list[str]:
+    """Install the missing font packages (``vision.art.apt_install``); returns what is still missing, with why."""
+    problems = apt_install(missing_fonts(run), run, is_root)
+    index_fonts.cache_clear()
+    return problems
 
 
 @lru_cache(maxsize=None)

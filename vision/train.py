@@ -148,7 +148,8 @@ def recipe(data: Path, runs: Path, models: Path) -> list[Step]:
     """The shipped models' recipe (``models/README.md``), as steps: scenes under ``data``, runs under
     ``runs``, the exported models in ``models``. One change from the shipped run: the classifier's
     crops are cut by the detector this recipe trained (the shipped ones were cut by its first schedule,
-    the one shipped at the time)."""
+    the one shipped at the time), and the font-deck schedule starts from the second schedule's weights
+    (the shipped one started from the shipped file, ``--init models/index-cls.onnx``, on crops made for it)."""
     det, cls = data / "det1", data / "cls3"
     det_model = models / "index-det.onnx"
 
@@ -175,7 +176,14 @@ def recipe(data: Path, runs: Path, models: Path) -> list[Step]:
         step("cls2", "vision.train_cls", "--data", cls, "--out", runs / "cls-effnet2",
              "--init", runs / "cls-effnet" / "best.pt", "--lr", 1e-3, "--epochs", 7, "--samples", 30000,
              "--minutes", 45),
-        step("cls-export", "vision.train_cls", "--data", cls, "--out", runs / "cls-effnet2",
+        # a third schedule with half of its fresh crops' cards drawn from procedural designs typeset in
+        # the system's fonts (vision.fontdeck): the same rank in many more letterforms
+        step("font-crops", "vision.crops", "--out", cls, "--count", 7000, "--seed", 51, "--font-decks", 1.0,
+             "--prefix", "f_"),
+        step("cls-font", "vision.train_cls", "--data", cls, "--out", runs / "cls-font",
+             "--init", runs / "cls-effnet2" / "best.pt", "--lr", 5e-4, "--epochs", 3, "--samples", 25000,
+             "--minutes", 40),
+        step("cls-export", "vision.train_cls", "--data", cls, "--out", runs / "cls-font",
              "--export", models / "index-cls.onnx", "--int8"),
     ]
 

@@ -73,3 +73,25 @@ def test_random_codes_are_classifier_classes():
     rng = np.random.default_rng(0)
     codes = {random_code(rng) for _ in range(400)}
     assert codes <= set(CLS_NAMES) and {c[:-1] for c in codes} == set(RANKS)
+
+
+def test_missing_font_packages_are_named_and_installed_with_apt_get(monkeypatch):
+    from types import SimpleNamespace
+
+    from vision import fontdeck
+
+    monkeypatch.setattr(fontdeck.shutil, "which", lambda name: "/usr/bin/" + name)
+    calls = []
+
+    def run(cmd, **kw):
+        calls.append(cmd)
+        if cmd[0] == "dpkg-query":  # all installed but two
+            lines = [f"{p} install ok installed" for p in fontdeck.FONT_PACKAGES[2:]]
+            return SimpleNamespace(returncode=1, stdout="\n".join(lines) + "\n", stderr="")
+        return SimpleNamespace(returncode=0, stdout="", stderr="")
+
+    assert fontdeck.missing_fonts(run) == list(fontdeck.FONT_PACKAGES[:2])
+    assert fontdeck.install_fonts(run, is_root=True) == []
+    assert calls[-1][:4] == ["apt-get", "install", "-y", "-q"] and calls[-1][4:] == list(fontdeck.FONT_PACKAGES[:2])
+    problems = fontdeck.install_fonts(run, is_root=False)
+    assert len(problems) == 1 and "sudo apt-get install " + " ".join(fontdeck.FONT_PACKAGES[:2]) in problems[0]

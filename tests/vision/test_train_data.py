@@ -77,16 +77,19 @@ class _Runner:
 def test_the_recipe_trains_the_detector_before_cutting_crops_with_it(tmp_path):
     """One command runs every step of the shipped recipe in order: scenes, three detector schedules each
     from the last one's best weights, its export, then crops cut by that exported detector and two
-    classifier schedules, and the classifier's export beside the detector (not into models/)."""
+    classifier schedules, font-deck crops and a third schedule on them, and the classifier's export beside the detector (not into models/)."""
     steps = recipe(tmp_path / "data", tmp_path / "runs", tmp_path / "cand")
     names = [s.name for s in steps]
     assert names == ["scenes-train", "scenes-val", "det", "det2", "det3", "det-export", "crops-train", "crops-val",
-                     "mine-val", "mine-train", "cls", "cls2", "cls-export"]
+                     "mine-val", "mine-train", "cls", "cls2", "font-crops", "cls-font", "cls-export"]
     by = {s.name: s.args for s in steps}
     assert by["det2"][by["det2"].index("--init") + 1] == str(tmp_path / "runs/det/weights/best.pt")
     assert by["det3"][by["det3"].index("--init") + 1] == str(tmp_path / "runs/det2/weights/best.pt")
     assert by["mine-train"][-1] == str(tmp_path / "cand/index-det.onnx")
     assert by["cls2"][by["cls2"].index("--init") + 1] == str(tmp_path / "runs/cls-effnet/best.pt")
+    assert by["cls-font"][by["cls-font"].index("--init") + 1] == str(tmp_path / "runs/cls-effnet2/best.pt")
+    assert by["font-crops"][by["font-crops"].index("--font-decks") + 1] == "1.0"
+    assert by["cls-export"][by["cls-export"].index("--out") + 1] == str(tmp_path / "runs/cls-font")
     assert by["cls-export"][by["cls-export"].index("--export") + 1] == str(tmp_path / "cand/index-cls.onnx")
     assert Step("x", "vision.synth", ("--count", "3")).command("py") == ["py", "-m", "vision.synth", "--count", "3"]
 
