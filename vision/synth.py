@@ -28,7 +28,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision import art
+from vision import art, fontdeck
 from vision.jokers import joker_card
 
 CLASSES = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "JOKER")
@@ -225,11 +225,13 @@ def reveal_picks(rng, codes: list[str]) -> np.ndarray:
     return np.array(picks)
 
 
-def render_scene(rng, bank: ArtBank, reveal: bool = False, spread: bool = False, jokers: float = 0.0):
+def render_scene(rng, bank: ArtBank, reveal: bool = False, spread: bool = False, jokers: float = 0.0,
+                 font_decks: float = 0.0):
     """One table scene and its index labels; ``reveal``: the cards of a Cheat reveal, from one design;
     ``spread``: 5 to 12 distinct cards of one design spread over the table (a pile shown after a call, or
     a hand laid out), where many indices lie within a card's reach of indices of other cards; ``jokers``:
-    the share of cards replaced by a procedural joker (``vision.jokers``) of the bank's split."""
+    the share of cards replaced by a procedural joker (``vision.jokers``) of the bank's split;
+    ``font_decks``: the chance that the scene's cards are of one new procedural design (``vision.fontdeck``)."""
     w, h = [(640, 480), (640, 640), (480, 640), (640, 360), (640, 480)][int(rng.integers(0, 5))]
     img = background(rng, h, w)
     clutter(rng, img)
@@ -245,10 +247,16 @@ def render_scene(rng, bank: ArtBank, reveal: bool = False, spread: bool = False,
     occ = np.full((h, w), -2, np.int32)  # id of the top card at each pixel (-2 table, -1 finger)
     polys = []  # per card: list of (index polygon, code)
     persp = rng.uniform(0, 0.06)
+    style = fontdeck.random_style(rng, bank.split) if font_decks and rng.random() < font_decks else None
     for k, (pi, (center, angle)) in enumerate(zip(picks, place)):
         di = deck_i if reveal or spread or rng.random() > 0.1 else int(rng.integers(0, len(bank.decks)))
         code = bank.decks[di][2][int(pi) % len(bank.decks[di][2])]
         card, boxes = bank.card(di, code)
+        dname = bank.decks[di][0]
+        if style is not None:
+            code = code if not code.startswith("JOKER") else fontdeck.random_code(rng)
+            card, boxes = fontdeck.font_card(rng, style, code)
+            dname = f"font:{style.font.stem}"
         if jokers and rng.random() < jokers:
             code = "JOKER-P"
             card, boxes = joker_card(rng, bank.split)
@@ -270,7 +278,7 @@ def render_scene(rng, bank: ArtBank, reveal: bool = False, spread: bool = False,
         for b in boxes:
             q = np.float32([[b[0] * cw, b[1] * ch], [b[2] * cw, b[1] * ch], [b[2] * cw, b[3] * ch], [b[0] * cw, b[3] * ch]])
             cps.append(cv2.perspectiveTransform(q[None], H)[0])
-        polys.append((cps, code, bank.decks[di][0]))
+        polys.append((cps, code, dname))
     for _ in range(int(rng.choice([0, 0, 1, 2]))):
         finger(rng, img, occ, w, h)
     labels = []
@@ -376,6 +384,9 @@ def main(argv=None) -> int:
                    help="scenes of Cheat reveals only (1-4 cards mostly of one rank), for validating the reader")
     p.add_argument("--jokers", type=float, default=0.0,
                    help="share of cards replaced by a procedural joker (vision.jokers); default none")
+    p.add_argument("--font-decks", type=float, default=0.0,
+                   help="share of scenes whose cards are of a new procedural design typeset in a system font "
+                        "(vision.fontdeck); default none")
     p.add_argument("--spread", action="store_true",
                    help="scenes of 5-12 cards of one design spread over the table, for validating the reader")
     p.add_argument("--stretch", type=float, default=1.0,
@@ -383,13 +394,16 @@ def main(argv=None) -> int:
                         "scenes are otherwise those the same seed gives without it")
     a = p.parse_args(argv)
     bank = ArtBank(a.art_cache, a.split, install=not a.no_install)
+    if a.font_decks and not a.no_install:
+        for problem in fontdeck.install_fonts():
+            print(f"[synth] could not install: {problem}", file=sys.stderr)
     print(f"[synth] {len(bank.decks)} deck designs for {a.split}: {', '.join(d[0] for d in bank.decks)}", file=sys.stderr)
     for sub in ("images", "labels", "meta"):
         (a.out / sub / a.split).mkdir(parents=True, exist_ok=True)
     t0 = time.time()
     for i in range(a.start, a.start + a.count):
         rng = np.random.default_rng([a.seed, i, 0 if a.split == "train" else 1])
-        img, labels = render_scene(rng, bank, a.reveal, a.spread, a.jokers)
+        img, labels = render_scene(rng, bank, a.reveal, a.spread, a.jokers, a.font_decks)
         stem = f"{i:06d}"
         q = int(rng.integers(35, 96))
         if a.stretch > 1:

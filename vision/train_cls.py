@@ -73,30 +73,9 @@ def freeze_first_blocks(net: nn.Module) -> nn.Module:
 def _onnx_weights(path: Path) -> tuple[list[tuple[np.ndarray, np.ndarray]], tuple[np.ndarray, np.ndarray]]:
     """Each Conv's weights and bias in graph order, and the last layer's, as float32 (de-quantised where
     the model is int8, cast back where it stores float16)."""
-    import onnx
-    from onnx import numpy_helper
+    from vision.onnx_weights import stored_weights
 
-    graph = onnx.load(str(path)).graph
-    inits = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
-    made_by = {out: node for node in graph.node for out in node.output}
-
-    def value(name: str) -> np.ndarray:
-        if name in inits:
-            return inits[name].astype(np.float32)
-        node = made_by[name]
-        if node.op_type == "Cast":  # float16-stored weights (half_weights)
-            return value(node.input[0])
-        if node.op_type != "DequantizeLinear":
-            raise ValueError(f"{path}: weight {name} comes from a {node.op_type} node, not a stored tensor")
-        q = inits[node.input[0]].astype(np.float32)
-        scale = inits[node.input[1]].astype(np.float32)
-        zero = inits[node.input[2]].astype(np.float32) if len(node.input) > 2 else np.zeros_like(scale)
-        axis = next((a.i for a in node.attribute if a.name == "axis"), 1) if q.ndim > 1 else 0
-        shape = [1] * q.ndim
-        shape[axis] = -1
-        shape = shape if scale.size > 1 else []  # per channel, or one scale for the tensor
-        return (q - zero.reshape(shape)) * scale.reshape(shape)
-
+    graph, value = stored_weights(path)
     convs = [n for n in graph.node if n.op_type == "Conv"]
     if any(len(n.input) < 3 for n in convs):
         raise ValueError(f"{path}: a convolution without a bias: not a graph with its batch norms folded in")

@@ -95,3 +95,30 @@ def test_missing_font_packages_are_named_and_installed_with_apt_get(monkeypatch)
     assert calls[-1][:4] == ["apt-get", "install", "-y", "-q"] and calls[-1][4:] == list(fontdeck.FONT_PACKAGES[:2])
     problems = fontdeck.install_fonts(run, is_root=False)
     assert len(problems) == 1 and "sudo apt-get install " + " ".join(fontdeck.FONT_PACKAGES[:2]) in problems[0]
+
+
+def test_a_font_deck_scene_labels_the_indices_of_its_procedural_cards():
+    """``vision.synth --font-decks``: a scene's cards are of one procedural design, and every labelled index
+    lies on ink of that design, with the card's rank."""
+    from types import SimpleNamespace
+
+    from vision.synth import render_scene
+
+    if not index_fonts("train"):
+        pytest.skip("no TrueType or OpenType text fonts installed here")
+    blank = np.full((360, 250, 4), 255, np.uint8)  # the installed art's stand-in: never drawn here
+    codes = [r + s for r in RANKS for s in "SHDC"]
+    bank = SimpleNamespace(decks=[("stand-in", None, codes, [])], split="train",
+                           card=lambda di, code: (blank, [(0.05, 0.05, 0.2, 0.2)]))
+    labelled = 0
+    for seed in range(6):
+        img, labels = render_scene(np.random.default_rng(seed), bank, font_decks=1.0)
+        assert all(lab["deck"].startswith("font:") for lab in labels)
+        assert len({lab["deck"] for lab in labels}) <= 1  # one design a scene
+        for lab in labels:
+            assert lab["rank"] in RANKS and lab["suit"] in "SHDC"
+            x0, y0, x1, y1 = (int(v) for v in lab["box"])
+            patch = img[y0:y1 + 1, x0:x1 + 1].astype(float)
+            assert patch.std() > 8  # print, not plain paper
+        labelled += len(labels)
+    assert labelled > 0
