@@ -64,7 +64,7 @@ def sample(rng, bank: synth.ArtBank, decks, size: int = 48, jokers: float = 0.0,
         style = fontdeck.random_style(rng, bank.split)
         code = fontdeck.random_code(rng)
         card, boxes = fontdeck.font_card(rng, style, code)
-        codes = [fontdeck.random_code(rng) for _ in range(2)]
+        codes = [fontdeck.random_code(rng) for _ in range(2)]  # the neighbours' cards: one of two drawn
 
         def neighbour(_di, c):
             return fontdeck.font_card(rng, style, c)
