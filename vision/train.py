@@ -10,7 +10,8 @@ The reader is two small models:
 
 The whole recipe is one command, ``python -m vision.train all`` (``scripts/train.sh`` also makes the
 training venv): card art, scenes, three detector schedules, the detector's export, classifier crops
-rendered and cut by that detector, two classifier schedules and the classifier's export, each step
+rendered and cut by that detector, two classifier schedules, font-deck crops (``vision.fontdeck``) and a
+third schedule on them, and the classifier's export, each step
 in turn (:func:`recipe`). A finished step leaves a mark and is skipped when the command runs again;
 an interrupted training step resumes from its ``last.pt``, any other step starts again. The models are
 exported beside the runs (``--models``, default ``RUNS/candidate``), not into ``models/``: a candidate
