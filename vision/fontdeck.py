@@ -279,4 +279,5 @@ def font_card(rng, style: Style, code: str, height: int = CARD_HEIGHT) -> tuple[
 
 
 def random_code(rng) -> str:
+    """A card (rank and suit, as the classifier's classes spell it) drawn at random: no jokers here."""
     return RANKS[int(rng.integers(0, len(RANKS)))] + SUITS[int(rng.integers(0, 4))]
