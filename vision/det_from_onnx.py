@@ -22,13 +22,12 @@ import datetime
 import sys
 from pathlib import Path
 
-import cv2
 import numpy as np
 import torch
 import yaml
 
-from vision.onnx_weights import stored_weights
-from vision.reader import load_image, letterbox
+from vision.onnx_weights import stored_weights, unfold_batch_norms
+from vision.reader import box_iou, decode_boxes, letterbox, load_image
 from vision.train import DET_IMGSZ, PICO_YAML
 
 #: The least share of the file's boxes (and of the network's) that the other must find for the rebuilt
@@ -63,48 +62,16 @@ def det_from_onnx(path: Path, calibration: torch.Tensor):
     wanted = sum(1 for m in modules.values() if type(m).__name__ == "Conv" and hasattr(m, "bn"))
     if len(folded) != wanted:
         raise ValueError(f"{path}: {len(folded)} folded convolutions, the pico network has {wanted}")
-    stats: dict = {}
-    hooks = [block.conv.register_forward_hook(lambda mod, _i, out: stats.__setitem__(mod, out)) for block, _, _ in folded]
     with torch.no_grad():
-        for block, w, b in folded:
-            if tuple(block.conv.weight.shape) != w.shape:
-                raise ValueError(f"{path}: weights of shape {w.shape} where the network has {tuple(block.conv.weight.shape)}")
-            block.conv.weight.copy_(torch.from_numpy(w))
-            bn = block.bn
-            bn.running_mean.zero_()
-            bn.running_var.fill_(1.0)
-            bn.weight.fill_(float(np.sqrt(1 + bn.eps)))
-            bn.bias.copy_(torch.from_numpy(b))
         for conv, w, b in plain:
             conv.weight.copy_(torch.from_numpy(w))
             conv.bias.copy_(torch.from_numpy(b))
-        net(calibration)  # eval: each batch norm passes its input through (plus the bias)
-        for hook in hooks:
-            hook.remove()
-        for block, _, _ in folded:
-            out, bn = stats[block.conv], block.bn
-            mean, var = out.mean((0, 2, 3)), out.var((0, 2, 3), unbiased=False)
-            bn.running_mean.copy_(mean)
-            bn.running_var.copy_(var)
-            bn.bias.add_(mean)
-            bn.weight.copy_(torch.sqrt(var + bn.eps))
+    unfold_batch_norms(net, [(block.conv, block.bn, w, b) for block, w, b in folded], calibration, path)
     return net
-
-
-def _boxes(out: np.ndarray, threshold: float = 0.1) -> np.ndarray:
-    """The boxes (x0, y0, x1, y1) of one raw output (5, A) above ``threshold``, after NMS, as the reader keeps them."""
-    keep = out[4] >= threshold
-    c, s = out[:4, keep].T, out[4, keep]
-    xyxy = np.stack([c[:, 0] - c[:, 2] / 2, c[:, 1] - c[:, 3] / 2, c[:, 0] + c[:, 2] / 2, c[:, 1] + c[:, 3] / 2], 1)
-    idx = cv2.dnn.NMSBoxes([[float(a), float(b), float(x - a), float(y - b)] for a, b, x, y in xyxy],
-                           s.astype(float).tolist(), threshold, 0.5)
-    return xyxy[np.array(idx, dtype=np.int64).reshape(-1)]
 
 
 def _found(a: np.ndarray, b: np.ndarray) -> int:
     """How many boxes of ``a`` have a box of ``b`` at IoU 0.5 or more."""
-    from vision.reader import box_iou
-
     return int((box_iou(a, b).max(1) >= 0.5).sum()) if len(a) and len(b) else 0
 
 
@@ -117,8 +84,8 @@ def agreement(net, path: Path, scenes: torch.Tensor) -> float:
     theirs_n = ours_n = theirs_found = ours_found = 0
     with torch.no_grad():
         for x in scenes:
-            theirs = _boxes(sess.run(None, {sess.get_inputs()[0].name: x[None].numpy()})[0][0])
-            ours = _boxes(net(x[None])[0][0].numpy())
+            theirs = decode_boxes(sess.run(None, {sess.get_inputs()[0].name: x[None].numpy()})[0][0], 0.1)[0]
+            ours = decode_boxes(net(x[None])[0][0].numpy(), 0.1)[0]
             theirs_n, ours_n = theirs_n + len(theirs), ours_n + len(ours)
             theirs_found, ours_found = theirs_found + _found(theirs, ours), ours_found + _found(ours, theirs)
     return min(theirs_found / max(theirs_n, 1), ours_found / max(ours_n, 1))

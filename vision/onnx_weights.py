@@ -1,8 +1,10 @@
-"""The weights stored in an exported model (ONNX), as float32 arrays: how a shipped model is rebuilt as a
-network to train further (``vision.train_cls.net_from_onnx``, ``vision.det_from_onnx``). Training venv only.
+"""The weights stored in an exported model (ONNX), as float32 arrays, and the batch norms the export folded
+away: how a shipped model is rebuilt as a network to train further (``vision.train_cls.net_from_onnx``,
+``vision.det_from_onnx``). Training venv only.
 
 An exported graph stores each weight either as it is, as float16 behind a Cast (``train_cls.half_weights``),
-or as int8 behind a DequantizeLinear (``vision.quantize``); :func:`stored_weights` undoes either.
+or as int8 behind a DequantizeLinear (``vision.quantize``); :func:`stored_weights` undoes either. Each batch
+norm was folded into its convolution; :func:`unfold_batch_norms` gives it back.
 """
 
 from __future__ import annotations
@@ -39,3 +41,38 @@ def stored_weights(path: Path):
         return (q - zero.reshape(shape)) * scale.reshape(shape)
 
     return graph, value
+
+
+def unfold_batch_norms(net, layers, calibration, source: Path) -> None:
+    """Give each (convolution, batch norm) of ``layers`` its folded weights and bias (the last two items)
+    back, and the batch norm the per-channel mean and variance of its convolution's output on
+    ``calibration`` (what ``net`` is called on, in eval mode), with the scale and shift that undo them. In
+    eval mode ``net`` then computes what the exported file computes, and in train mode, where a batch norm
+    uses the batch's own statistics, nearly so. A weight of another shape than its layer's is refused,
+    naming ``source``."""
+    import torch
+
+    stats: dict = {}
+    hooks = [conv.register_forward_hook(lambda mod, _inp, out: stats.__setitem__(mod, out)) for conv, *_ in layers]
+    try:
+        with torch.no_grad():
+            for conv, bn, w, b in layers:
+                if tuple(conv.weight.shape) != w.shape:
+                    raise ValueError(f"{source}: a convolution of shape {w.shape} where the network has "
+                                     f"{tuple(conv.weight.shape)}")
+                conv.weight.copy_(torch.from_numpy(w))
+                bn.running_mean.zero_()
+                bn.running_var.fill_(1.0)
+                bn.weight.fill_(float(np.sqrt(1 + bn.eps)))
+                bn.bias.copy_(torch.from_numpy(b))
+            net(calibration)  # eval: each batch norm passes its input through (plus the bias)
+            for conv, bn, _, _ in layers:
+                out = stats[conv]
+                mean, var = out.mean((0, 2, 3)), out.var((0, 2, 3), unbiased=False)
+                bn.running_mean.copy_(mean)
+                bn.running_var.copy_(var)
+                bn.bias.add_(mean)
+                bn.weight.copy_(torch.sqrt(var + bn.eps))
+    finally:
+        for hook in hooks:
+            hook.remove()

@@ -253,6 +253,22 @@ def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return inter / (area(a)[:, None] + area(b)[None, :] - inter + 1e-9)
 
 
+def decode_boxes(out: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray]:
+    """The boxes (x0, y0, x1, y1, in the detector's input pixels) and scores of one raw detector output
+    (4 + nc, A) at or above ``threshold``, after NMS (IoU 0.5)."""
+    scores = out[4:].max(0)
+    keep = scores >= threshold
+    boxes, scores = out[:4, keep].T, scores[keep]
+    if len(scores) == 0:
+        return np.zeros((0, 4), out.dtype), scores
+    xyxy = np.stack([boxes[:, 0] - boxes[:, 2] / 2, boxes[:, 1] - boxes[:, 3] / 2,
+                     boxes[:, 0] + boxes[:, 2] / 2, boxes[:, 1] + boxes[:, 3] / 2], 1)
+    idx = cv2.dnn.NMSBoxes([[float(a), float(b), float(c - a), float(d - b)] for a, b, c, d in xyxy],
+                           scores.astype(float).tolist(), threshold, 0.5)
+    idx = np.array(idx, dtype=np.int64).reshape(-1)
+    return xyxy[idx], scores[idx]
+
+
 def _joint(rank_probs: np.ndarray) -> np.ndarray:
     """The rank probabilities of one card from those of its indices (rows), read independently."""
     joint = np.exp(np.log(rank_probs.clip(1e-6)).sum(0))
@@ -310,18 +326,9 @@ class CardReader:
     def detect(self, img: np.ndarray) -> Detections:
         h, w = img.shape[:2]
         x, r, left, top = letterbox(img, self.det_size)
-        out = self.det.run(None, {self.det_in.name: x})[0][0]  # (4 + nc, A)
-        scores = out[4:].max(0)
-        keep = scores >= self.det_threshold
-        boxes, scores = out[:4, keep].T, scores[keep]
+        xyxy, scores = decode_boxes(self.det.run(None, {self.det_in.name: x})[0][0], self.det_threshold)
         if len(scores) == 0:
             return Detections.empty("index", (w, h))
-        xyxy = np.stack([boxes[:, 0] - boxes[:, 2] / 2, boxes[:, 1] - boxes[:, 3] / 2,
-                         boxes[:, 0] + boxes[:, 2] / 2, boxes[:, 1] + boxes[:, 3] / 2], 1)
-        idx = cv2.dnn.NMSBoxes([[float(a), float(b), float(c - a), float(d - b)] for a, b, c, d in xyxy],
-                               scores.astype(float).tolist(), self.det_threshold, 0.5)
-        idx = np.array(idx, dtype=np.int64).reshape(-1)
-        xyxy, scores = xyxy[idx], scores[idx]
         keep = _not_inside(xyxy, scores, self.inside)
         xyxy, scores = xyxy[keep], scores[keep]
         xyxy = (xyxy - [left, top, left, top]) / r

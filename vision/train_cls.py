@@ -33,6 +33,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from vision.onnx_weights import stored_weights, unfold_batch_norms
 from vision.reader import NOT_AN_INDEX as NONE
 from vision.train import CLS_NAMES
 
@@ -73,8 +74,6 @@ def freeze_first_blocks(net: nn.Module) -> nn.Module:
 def _onnx_weights(path: Path) -> tuple[list[tuple[np.ndarray, np.ndarray]], tuple[np.ndarray, np.ndarray]]:
     """Each Conv's weights and bias in graph order, and the last layer's, as float32 (de-quantised where
     the model is int8, cast back where it stores float16)."""
-    from vision.onnx_weights import stored_weights
-
     graph, value = stored_weights(path)
     convs = [n for n in graph.node if n.op_type == "Conv"]
     if any(len(n.input) < 3 for n in convs):
@@ -98,29 +97,10 @@ def net_from_onnx(path: Path, calibration: torch.Tensor) -> nn.Module:
              for i, m in enumerate(layers) if isinstance(m, nn.Conv2d)]
     if len(pairs) != len(folded):
         raise ValueError(f"{path}: {len(folded)} convolutions, the network has {len(pairs)}")
-    stats: dict[nn.Module, torch.Tensor] = {}
-    hooks = [conv.register_forward_hook(lambda mod, _inp, out: stats.__setitem__(mod, out)) for conv, _ in pairs]
     with torch.no_grad():
-        for (conv, bn), (w, b) in zip(pairs, folded):
-            if tuple(conv.weight.shape) != w.shape:
-                raise ValueError(f"{path}: a convolution of shape {w.shape} where the network has {tuple(conv.weight.shape)}")
-            conv.weight.copy_(torch.from_numpy(w))
-            bn.running_mean.zero_()
-            bn.running_var.fill_(1.0)
-            bn.weight.fill_(float(np.sqrt(1 + bn.eps)))
-            bn.bias.copy_(torch.from_numpy(b))
         net._fc.weight.copy_(torch.from_numpy(fc_weight))
         net._fc.bias.copy_(torch.from_numpy(fc_bias))
-        net(calibration)  # eval: each batch norm passes its input through (plus the bias)
-        for hook in hooks:
-            hook.remove()
-        for conv, bn in pairs:
-            out = stats[conv]
-            mean, var = out.mean((0, 2, 3)), out.var((0, 2, 3), unbiased=False)
-            bn.running_mean.copy_(mean)
-            bn.running_var.copy_(var)
-            bn.bias.add_(mean)
-            bn.weight.copy_(torch.sqrt(var + bn.eps))
+    unfold_batch_norms(net, [(conv, bn, w, b) for (conv, bn), (w, b) in zip(pairs, folded)], calibration, path)
     return freeze_first_blocks(net)
 
 
