@@ -89,7 +89,7 @@ def cmd_det(a) -> None:
         return
     a.runs.mkdir(parents=True, exist_ok=True)
     if a.init:
-        model, more = YOLO(str(a.init)), {"optimizer": "AdamW", "lr0": 0.001, "warmup_epochs": 0}
+        model, more = YOLO(str(a.init)), {"optimizer": "AdamW", "lr0": a.lr, "warmup_epochs": 0}
     else:
         yaml = a.runs / "yolov8p-index.yaml"
         yaml.write_text(PICO_YAML)
@@ -241,6 +241,8 @@ def main(argv=None) -> int:
     d.add_argument("--hours", type=float, default=1.0)
     d.add_argument("--name", default="det", help="the run's folder under --runs")
     d.add_argument("--init", type=Path, help="start from these weights (a .pt of an earlier run)")
+    d.add_argument("--lr", type=float, default=0.001,
+                   help="with --init: the AdamW learning rate to start from (0.001 for the shipped schedules)")
     d.add_argument("--also", type=Path, nargs="*", default=[],
                    help="more scene folders (vision.synth --out) whose training scenes are added")
     e = sub.add_parser("export")
