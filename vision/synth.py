@@ -251,9 +251,10 @@ def render_scene(rng, bank: ArtBank, reveal: bool = False, spread: bool = False,
     for k, (pi, (center, angle)) in enumerate(zip(picks, place)):
         di = deck_i if reveal or spread or rng.random() > 0.1 else int(rng.integers(0, len(bank.decks)))
         code = bank.decks[di][2][int(pi) % len(bank.decks[di][2])]
-        card, boxes = bank.card(di, code)
-        dname = bank.decks[di][0]
-        if style is not None:
+        if style is None:
+            card, boxes = bank.card(di, code)
+            dname = bank.decks[di][0]
+        else:  # the installed deck's art is not needed: the card is drawn in the scene's procedural design
             code = code if not code.startswith("JOKER") else fontdeck.random_code(rng)
             card, boxes = fontdeck.font_card(rng, style, code)
             dname = f"font:{style.font.stem}"
