@@ -89,6 +89,8 @@ def main(argv=None) -> int:
     p.add_argument("--random-neg", type=int, default=1, help="random background boxes per scene")
     p.add_argument("--seed", type=int, default=3)
     p.add_argument("--det-model", type=Path, default=DET_MODEL, help="the detector that cuts the crops (default: the shipped one)")
+    p.add_argument("--prefix", default="m", help="file-name prefix, so that crops mined from two scene folders "
+                                                 "into one crop folder do not overwrite each other (scene names repeat)")
     a = p.parse_args(argv)
     reader = CardReader(det_model=a.det_model, det_threshold=a.threshold)
     for name in (*CLS_NAMES, NONE):
@@ -100,7 +102,7 @@ def main(argv=None) -> int:
         rng = np.random.default_rng([a.seed, k])
         img = cv2.imread(str(path))
         for j, (crop, cls) in enumerate(scene_crops(reader, img, meta, rng, a.size, a.max_pos, a.max_neg, a.random_neg)):
-            cv2.imwrite(str(a.out / a.split / cls / f"m{path.stem}_{j:02d}.png"), crop)
+            cv2.imwrite(str(a.out / a.split / cls / f"{a.prefix}{path.stem}_{j:02d}.png"), crop)
             counts["neg" if cls == NONE else "pos"] += 1
         if (k + 1) % 100 == 0 or k + 1 == len(images):
             synth._bar(k + 1, len(images), t0)

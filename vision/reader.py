@@ -286,6 +286,10 @@ def _session(path: Path, threads: int):
     so.intra_op_num_threads = threads
     so.inter_op_num_threads = 1
     so.log_severity_level = 3
+    # No spinning: a session's idle threads otherwise spin after each run, on the same two cores where
+    # the frame's next model runs. Off, the shipped models read a realdev frame in a median 30.8-31.6 ms
+    # against 36.1-58.2 ms with it (bench/reader_speed.py, four runs each taken in turn, 2 cores).
+    so.add_session_config_entry("session.intra_op.allow_spinning", "0")
     return ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
 
 

@@ -11,7 +11,8 @@ The reader is two small models:
 The whole recipe is one command, ``python -m vision.train all`` (``scripts/train.sh`` also makes the
 training venv): card art, scenes, three detector schedules, the detector's export, classifier crops
 rendered and cut by that detector, two classifier schedules, font-deck crops (``vision.fontdeck``) and a
-third schedule on them, and the classifier's export, each step
+third schedule on them, more font-deck crops and scenes and a fourth schedule, and the classifier: the
+int8 exports of the last three schedules joined into one averaging model (``vision.ensemble``), each step
 in turn (:func:`recipe`). A finished step leaves a mark and is skipped when the command runs again;
 an interrupted training step resumes from its ``last.pt``, any other step starts again. The models are
 exported beside the runs (``--models``, default ``RUNS/candidate``), not into ``models/``: a candidate
@@ -145,14 +146,21 @@ class Step:
         return [python, "-m", self.module, *self.args]
 
 
+#: The classifier runs whose int8 exports the shipped classifier averages (``vision.ensemble``): the
+#: second schedule (before font decks), the third (font decks) and the fourth (more crops).
+MEMBERS = ("cls-effnet2", "cls-font", "cls-more")
+
+
 def recipe(data: Path, runs: Path, models: Path) -> list[Step]:
     """The shipped models' recipe (``models/README.md``), as steps: scenes under ``data``, runs under
-    ``runs``, the exported models in ``models``. One change from the shipped run: the classifier's
+    ``runs``, the exported models in ``models``. Changes from the shipped run: the classifier's
     crops are cut by the detector this recipe trained (the shipped ones were cut by its first schedule,
-    the one shipped at the time), and the font-deck schedule starts from the second schedule's weights
-    (the shipped one started from the shipped file, ``--init models/index-cls.onnx``, on crops made for it)."""
-    det, cls = data / "det1", data / "cls3"
+    the one shipped at the time), and the third and fourth schedules train on this recipe's one crop
+    folder (the shipped ones started from the shipped file, ``--init models/index-cls.onnx``, on crop
+    folders made for each, ``cls8`` and ``cls9`` in the model card)."""
+    det, cls, font_scenes = data / "det1", data / "cls3", data / "det-font"
     det_model = models / "index-det.onnx"
+    members = models / "cls-members"
 
     def step(name: str, module: str, *args) -> Step:
         return Step(name, module, tuple(str(a) for a in args))
@@ -184,8 +192,21 @@ def recipe(data: Path, runs: Path, models: Path) -> list[Step]:
         step("cls-font", "vision.train_cls", "--data", cls, "--out", runs / "cls-font",
              "--init", runs / "cls-effnet2" / "best.pt", "--lr", 5e-4, "--epochs", 3, "--samples", 25000,
              "--minutes", 40),
-        step("cls-export", "vision.train_cls", "--data", cls, "--out", runs / "cls-font",
-             "--export", models / "index-cls.onnx", "--int8"),
+        # a fourth schedule from the third on more crops: 7,000 more font-deck crops and the crops the
+        # detector cuts from 700 scenes of font-deck cards
+        step("font-crops2", "vision.crops", "--out", cls, "--count", 7000, "--seed", 53, "--font-decks", 1.0,
+             "--prefix", "g_"),
+        step("font-scenes", "vision.synth", "--out", font_scenes, "--count", 700, "--seed", 61, "--font-decks", 1.0),
+        step("mine-font", "vision.mine", "--scenes", font_scenes, "--out", cls, "--split", "train",
+             "--det-model", det_model, "--prefix", "mf"),
+        step("cls-more", "vision.train_cls", "--data", cls, "--out", runs / "cls-more",
+             "--init", runs / "cls-font" / "best.pt", "--lr", 3e-4, "--epochs", 3, "--samples", 30000,
+             "--minutes", 40),
+        # the shipped classifier is the mean of the second, third and fourth schedules (vision.ensemble)
+        *[step(f"{run}-export", "vision.train_cls", "--data", cls, "--out", runs / run,
+               "--export", members / f"{run}.onnx", "--int8") for run in MEMBERS],
+        step("cls-ensemble", "vision.ensemble", "--out", models / "index-cls.onnx",
+             *[members / f"{run}.onnx" for run in MEMBERS]),
     ]
 
 

@@ -77,11 +77,15 @@ class _Runner:
 def test_the_recipe_trains_the_detector_before_cutting_crops_with_it(tmp_path):
     """One command runs every step of the shipped recipe in order: scenes, three detector schedules each
     from the last one's best weights, its export, then crops cut by that exported detector and two
-    classifier schedules, font-deck crops and a third schedule on them, and the classifier's export beside the detector (not into models/)."""
+    classifier schedules, font-deck crops and a third schedule on them, more font-deck crops and mined font-deck
+    scenes and a fourth schedule, and the classifier: the mean of the last three schedules' exports, beside
+    the detector (not into models/)."""
     steps = recipe(tmp_path / "data", tmp_path / "runs", tmp_path / "cand")
     names = [s.name for s in steps]
     assert names == ["scenes-train", "scenes-val", "det", "det2", "det3", "det-export", "crops-train", "crops-val",
-                     "mine-val", "mine-train", "cls", "cls2", "font-crops", "cls-font", "cls-export"]
+                     "mine-val", "mine-train", "cls", "cls2", "font-crops", "cls-font", "font-crops2",
+                     "font-scenes", "mine-font", "cls-more", "cls-effnet2-export", "cls-font-export",
+                     "cls-more-export", "cls-ensemble"]
     by = {s.name: s.args for s in steps}
     assert by["det2"][by["det2"].index("--init") + 1] == str(tmp_path / "runs/det/weights/best.pt")
     assert by["det3"][by["det3"].index("--init") + 1] == str(tmp_path / "runs/det2/weights/best.pt")
@@ -89,8 +93,14 @@ def test_the_recipe_trains_the_detector_before_cutting_crops_with_it(tmp_path):
     assert by["cls2"][by["cls2"].index("--init") + 1] == str(tmp_path / "runs/cls-effnet/best.pt")
     assert by["cls-font"][by["cls-font"].index("--init") + 1] == str(tmp_path / "runs/cls-effnet2/best.pt")
     assert by["font-crops"][by["font-crops"].index("--font-decks") + 1] == "1.0"
-    assert by["cls-export"][by["cls-export"].index("--out") + 1] == str(tmp_path / "runs/cls-font")
-    assert by["cls-export"][by["cls-export"].index("--export") + 1] == str(tmp_path / "cand/index-cls.onnx")
+    assert by["cls-more"][by["cls-more"].index("--init") + 1] == str(tmp_path / "runs/cls-font/best.pt")
+    # the font-deck scenes' crops do not overwrite those mined from the general scenes (names repeat)
+    assert by["mine-font"][by["mine-font"].index("--prefix") + 1] != "m"
+    assert by["cls-font-export"][by["cls-font-export"].index("--out") + 1] == str(tmp_path / "runs/cls-font")
+    members = [str(tmp_path / f"cand/cls-members/{run}.onnx") for run in ("cls-effnet2", "cls-font", "cls-more")]
+    assert [by[f"{run}-export"][by[f"{run}-export"].index("--export") + 1]
+            for run in ("cls-effnet2", "cls-font", "cls-more")] == members
+    assert by["cls-ensemble"] == ("--out", str(tmp_path / "cand/index-cls.onnx"), *members)
     assert Step("x", "vision.synth", ("--count", "3")).command("py") == ["py", "-m", "vision.synth", "--count", "3"]
 
 
@@ -108,6 +118,7 @@ def test_running_the_recipe_again_resumes_after_the_last_finished_step(tmp_path,
     assert run_recipe(steps, marks, run=_Runner(fail="vision.synth"), only_plan=True)[0] == "crops-train"
     second = _Runner()
     assert run_recipe(steps, marks, run=second) == [s.name for s in steps[6:]]
-    assert second.ran[0] == "vision.crops" and "vision.synth" not in second.ran
+    # the general scenes were made before: the only scenes made now are the font-deck ones, later on
+    assert second.ran[0] == "vision.crops" and second.ran.count("vision.synth") == 1
     assert run_recipe(steps, marks, run=_Runner(fail="vision.crops")) == []  # all done: nothing runs
     assert "done before, skipped" in capsys.readouterr().err

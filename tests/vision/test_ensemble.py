@@ -1,0 +1,71 @@
+"""vision.ensemble: classifiers trained apart, joined into one ONNX file that reads as their mean."""
+
+from __future__ import annotations
+
+import ast
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from vision.ensemble import join
+from vision.reader import CLS_MODEL
+
+NAMES = {0: "AS", 1: "KH", 2: "NONE"}
+
+
+def _classifier(path, seed: int, names=NAMES, classes: int = 3):
+    """A tiny stand-in classifier: softmax of a fixed random linear map of the crop's mean colour, with the
+    shipped classifier's input and output names and its class names in the metadata."""
+    w = np.random.default_rng(seed).normal(size=(3, classes)).astype(np.float32)
+    graph = helper.make_graph(
+        [helper.make_node("ReduceMean", ["images"], ["colour"], axes=[2, 3], keepdims=0),
+         helper.make_node("MatMul", ["colour", "w"], ["logits"]),
+         helper.make_node("Softmax", ["logits"], ["output0"], axis=1)],
+        "member", [helper.make_tensor_value_info("images", TensorProto.FLOAT, ["batch", 3, 8, 8])],
+        [helper.make_tensor_value_info("output0", TensorProto.FLOAT, ["batch", classes])],
+        initializer=[numpy_helper.from_array(w, "w")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    helper.set_model_props(model, {"names": str(names), "description": f"member {seed}"})
+    onnx.save(model, str(path))
+    return path
+
+
+def _run(path, x):
+    return ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, {"images": x})[0]
+
+
+def test_the_joined_model_reads_the_mean_of_its_members(tmp_path):
+    members = [_classifier(tmp_path / f"m{k}.onnx", k) for k in range(3)]
+    join(members, tmp_path / "ens.onnx")
+    x = np.random.default_rng(9).random((5, 3, 8, 8), np.float32)
+    mean = np.mean([_run(m, x) for m in members], axis=0)
+    got = _run(tmp_path / "ens.onnx", x)
+    assert np.allclose(got, mean, atol=1e-6)
+    assert np.allclose(got.sum(1), 1, atol=1e-5)  # still probabilities, as the reader's thresholds expect
+    meta = {p.key: p.value for p in onnx.load(str(tmp_path / "ens.onnx")).metadata_props}
+    assert ast.literal_eval(meta["names"]) == NAMES
+    assert meta["ensemble"] == "m0.onnx, m1.onnx, m2.onnx"
+
+
+def test_members_with_other_classes_are_refused(tmp_path):
+    a = _classifier(tmp_path / "a.onnx", 0)
+    b = _classifier(tmp_path / "b.onnx", 1, names={0: "AS", 1: "QH", 2: "NONE"})
+    with pytest.raises(SystemExit, match="b.onnx: its class names differ"):
+        join([a, b], tmp_path / "ens.onnx")
+    c = _classifier(tmp_path / "c.onnx", 2, classes=4)  # same names, one more output column
+    with pytest.raises(SystemExit, match="c.onnx: its input or output shape differs"):
+        join([a, c], tmp_path / "ens.onnx")
+    with pytest.raises(SystemExit, match="at least two"):
+        join([a], tmp_path / "ens.onnx")
+    assert not (tmp_path / "ens.onnx").exists()
+
+
+def test_the_shipped_classifier_is_the_mean_of_three_schedules():
+    """The model card's claim about the shipped file: three members, averaged softmaxes."""
+    meta = ort.InferenceSession(str(CLS_MODEL), providers=["CPUExecutionProvider"]).get_modelmeta().custom_metadata_map
+    assert len(meta["ensemble"].split(", ")) == 3
+    x = np.random.default_rng(0).random((4, 3, 64, 64), np.float32)
+    assert np.allclose(_run(CLS_MODEL, x).sum(1), 1, atol=1e-4)
