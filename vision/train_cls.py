@@ -264,8 +264,10 @@ def main(argv=None) -> int:
                     help="largest stretch of a crop along one axis against the other (default e^0.25 = 1.28)")
     ap.add_argument("--export", type=Path, help="only export best.pt to this ONNX file")
     ap.add_argument("--int8", action="store_true", help="with --export: quantise it, calibrated on --data's training crops")
+    ap.add_argument("--seed", type=int, default=0, help="the head's initial weights and each epoch's draw of crops; "
+                    "another seed gives another classifier to average with (vision.ensemble)")
     a = ap.parse_args(argv)
-    torch.manual_seed(0)
+    torch.manual_seed(a.seed)
     a.out.mkdir(parents=True, exist_ok=True)
     if a.export:
         net = index_net(pretrained=False)
@@ -309,7 +311,7 @@ def main(argv=None) -> int:
         print(f"resumed at epoch {start}", flush=True)
     t_start = time.time()
     for ep in range(start, a.epochs):
-        g = torch.Generator().manual_seed(1000 + ep)  # the same draw again when an epoch is resumed
+        g = torch.Generator().manual_seed(1000 + ep + 100_000 * a.seed)  # the same draw again when an epoch is resumed
         set_train(net)
         perm = torch.randperm(len(ytr), generator=g)[:steps_per_epoch * bs]
         tl, tc, seen = 0.0, 0, 0
