@@ -7,10 +7,13 @@ keeps one thread pool: two sessions take turns on the two cores and each one's i
 while the other runs, which cost more than the second model's arithmetic in a first try.
 
     python -m vision.ensemble --out OUT.onnx MEMBER.onnx MEMBER.onnx ...   (training venv: needs onnx)
+    python -m vision.ensemble --member K --out MEMBER.onnx ENSEMBLE.onnx     (take member K out again)
 
 Every member must read the same input (same name, shape and class names) and give softmax
 probabilities over the same classes; the file keeps the first member's metadata and records its
-members in ``ensemble``.
+members in ``ensemble``. Each member stays whole inside it (its tensors prefixed ``m0/``, ``m1/``, ...),
+so a later session on a new machine, with no training runs, takes a member out and trains it further
+(``vision.train_cls --init MEMBER.onnx``).
 """
 
 from __future__ import annotations
@@ -65,14 +68,67 @@ def join(members: list[Path], out: Path) -> None:
     onnx.save(joined, str(out))
 
 
+def members_of(path: Path) -> list[str]:
+    """The file names of the members averaged in ``path`` (empty when it is a single model)."""
+    import onnx
+
+    listed = _metadata(onnx.load(str(path), load_external_data=False)).get("ensemble", "")
+    return listed.split(", ") if listed else []
+
+
+def take_member(path: Path, k: int, out: Path) -> None:
+    """Write to ``out`` member ``k`` of the ensemble ``path`` as the model it was before :func:`join`."""
+    import onnx
+    from onnx import helper
+
+    model = onnx.load(str(path))
+    meta = _metadata(model)
+    names = meta.pop("ensemble", "")
+    names = names.split(", ") if names else []
+    if not names:
+        raise SystemExit(f"{path}: not an ensemble (no 'ensemble' entry in its metadata)")
+    if not 0 <= k < len(names):
+        raise SystemExit(f"{path}: no member {k}; its members are " + ", ".join(f"{i} ({n})" for i, n in enumerate(names)))
+    prefix, graph = f"m{k}/", model.graph
+
+    def bare(name: str) -> str:
+        return name[len(prefix):] if name.startswith(prefix) else name
+
+    nodes = [n for n in graph.node if n.output and all(o.startswith(prefix) for o in n.output)]
+    used = {i for n in nodes for i in n.input}
+    inits = [i for i in graph.initializer if i.name in used]
+    infos = [v for v in graph.value_info if v.name.startswith(prefix)]
+    for node in nodes:
+        node.name = bare(node.name)
+        node.input[:] = [bare(x) for x in node.input]
+        node.output[:] = [bare(x) for x in node.output]
+    for tensor in (*inits, *infos):
+        tensor.name = bare(tensor.name)
+    single = helper.make_graph(nodes, graph.name, [graph.input[0]], [graph.output[0]], initializer=inits,
+                               value_info=infos)
+    taken = helper.make_model(single, opset_imports=model.opset_import, ir_version=model.ir_version)
+    meta["description"] = meta.get("description", "").split(": ", 1)[-1]
+    helper.set_model_props(taken, meta)
+    onnx.checker.check_model(taken)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    onnx.save(taken, str(out))
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("members", type=Path, nargs="+", help="the classifiers to average (ONNX, same classes)")
     ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--member", type=int, help="take this member (0, 1, ...) out of the one ensemble given")
     a = ap.parse_args(argv)
     missing = [str(p) for p in a.members if not p.exists()]
     if missing:
         raise SystemExit("no such model: " + ", ".join(missing))
+    if a.member is not None:
+        if len(a.members) != 1:
+            raise SystemExit("--member takes a member out of one ensemble file: give exactly one")
+        take_member(a.members[0], a.member, a.out)
+        print(f"wrote {a.out}: member {a.member} of {a.members[0]}")
+        return 0
     join(a.members, a.out)
     print(f"wrote {a.out} ({a.out.stat().st_size / 1e6:.1f} MB): the mean of {len(a.members)} classifiers")
     return 0

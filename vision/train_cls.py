@@ -90,6 +90,12 @@ def net_from_onnx(path: Path, calibration: torch.Tensor) -> nn.Module:
     the ``calibration`` crops (N, 3, 64, 64, normalised) with the scale and shift that undo them: in
     eval mode it computes what the ONNX file computes, and in train mode, where a batch norm uses the
     batch's own statistics, nearly so."""
+    from vision.ensemble import members_of
+
+    members = members_of(path)
+    if members:
+        raise SystemExit(f"{path} is the mean of {len(members)} classifiers ({', '.join(members)}), not one network: "
+                         f"take one out to start from, e.g. python -m vision.ensemble --member 0 --out member.onnx {path}")
     folded, (fc_weight, fc_bias) = _onnx_weights(path)
     net = index_net(pretrained=False).eval()
     layers = list(net.modules())

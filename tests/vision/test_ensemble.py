@@ -10,7 +10,7 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from vision.ensemble import join
+from vision.ensemble import join, members_of, take_member
 from vision.reader import CLS_MODEL
 
 NAMES = {0: "AS", 1: "KH", 2: "NONE"}
@@ -61,6 +61,25 @@ def test_members_with_other_classes_are_refused(tmp_path):
     with pytest.raises(SystemExit, match="at least two"):
         join([a], tmp_path / "ens.onnx")
     assert not (tmp_path / "ens.onnx").exists()
+
+
+def test_a_member_taken_out_reads_as_it_did_before_the_join(tmp_path):
+    """A later session with no training runs starts from a member of the shipped file (train_cls --init)."""
+    members = [_classifier(tmp_path / f"m{k}.onnx", k) for k in range(3)]
+    join(members, tmp_path / "ens.onnx")
+    assert members_of(tmp_path / "ens.onnx") == ["m0.onnx", "m1.onnx", "m2.onnx"]
+    assert members_of(members[0]) == []
+    x = np.random.default_rng(3).random((4, 3, 8, 8), np.float32)
+    for k, original in enumerate(members):
+        take_member(tmp_path / "ens.onnx", k, tmp_path / f"taken{k}.onnx")
+        assert np.array_equal(_run(tmp_path / f"taken{k}.onnx", x), _run(original, x))
+        meta = {p.key: p.value for p in onnx.load(str(tmp_path / f"taken{k}.onnx")).metadata_props}
+        assert "ensemble" not in meta and ast.literal_eval(meta["names"]) == NAMES
+    with pytest.raises(SystemExit, match=r"no member 3; its members are 0 \(m0.onnx\), 1 \(m1.onnx\), 2 \(m2.onnx\)"):
+        take_member(tmp_path / "ens.onnx", 3, tmp_path / "x.onnx")
+    with pytest.raises(SystemExit, match="not an ensemble"):
+        take_member(members[0], 0, tmp_path / "x.onnx")
+    assert not (tmp_path / "x.onnx").exists()
 
 
 def test_the_shipped_classifier_is_the_mean_of_three_schedules():
