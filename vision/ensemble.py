@@ -27,6 +27,16 @@ def _metadata(model) -> dict[str, str]:
     return {p.key: p.value for p in model.metadata_props}
 
 
+def _load(path: Path):
+    """The ONNX model in ``path``; a file that is not one stops with its name."""
+    import onnx
+
+    try:
+        return onnx.load(str(path))
+    except Exception as e:  # onnx raises protobuf's DecodeError and others, none of them naming the file
+        raise SystemExit(f"{path}: not a readable ONNX model ({type(e).__name__}: {e})") from None
+
+
 def join(members: list[Path], out: Path) -> None:
     """Write to ``out`` one model whose output is the mean of the ``members``' outputs."""
     import onnx
@@ -34,7 +44,7 @@ def join(members: list[Path], out: Path) -> None:
 
     if len(members) < 2:
         raise SystemExit("an ensemble needs at least two member models")
-    models = [onnx.load(str(p)) for p in members]
+    models = [_load(p) for p in members]
     first = models[0]
     names = _metadata(first).get("names")
     in0, out0 = first.graph.input[0], first.graph.output[0]
@@ -70,9 +80,7 @@ def join(members: list[Path], out: Path) -> None:
 
 def members_of(path: Path) -> list[str]:
     """The file names of the members averaged in ``path`` (empty when it is a single model)."""
-    import onnx
-
-    listed = _metadata(onnx.load(str(path), load_external_data=False)).get("ensemble", "")
+    listed = _metadata(_load(path)).get("ensemble", "")
     return listed.split(", ") if listed else []
 
 
@@ -81,7 +89,7 @@ def take_member(path: Path, k: int, out: Path) -> None:
     import onnx
     from onnx import helper
 
-    model = onnx.load(str(path))
+    model = _load(path)
     meta = _metadata(model)
     names = meta.pop("ensemble", "")
     names = names.split(", ") if names else []

@@ -60,6 +60,9 @@ def test_members_with_other_classes_are_refused(tmp_path):
         join([a, c], tmp_path / "ens.onnx")
     with pytest.raises(SystemExit, match="at least two"):
         join([a], tmp_path / "ens.onnx")
+    (tmp_path / "broken.onnx").write_bytes(b"not a model")
+    with pytest.raises(SystemExit, match="broken.onnx: not a readable ONNX model"):
+        join([a, tmp_path / "broken.onnx"], tmp_path / "ens.onnx")
     assert not (tmp_path / "ens.onnx").exists()
 
 
