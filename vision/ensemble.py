@@ -27,6 +27,17 @@ def _metadata(model) -> dict[str, str]:
     return {p.key: p.value for p in model.metadata_props}
 
 
+def _listed(meta: dict[str, str]) -> list[str]:
+    """The member file names an ensemble's metadata records (none for a single model)."""
+    listed = meta.get("ensemble", "")
+    return listed.split(", ") if listed else []
+
+
+def _description_prefix(count: int) -> str:
+    """What :func:`join` puts before the first member's description (and :func:`take_member` removes)."""
+    return f"mean of {count} classifiers: "
+
+
 def _load(path: Path):
     """The ONNX model in ``path``; a file that is not one stops with its name."""
     import onnx
@@ -71,7 +82,7 @@ def join(members: list[Path], out: Path) -> None:
     joined = helper.make_model(graph, opset_imports=first.opset_import, ir_version=first.ir_version)
     meta = _metadata(first)
     meta["ensemble"] = ", ".join(p.name for p in members)
-    meta["description"] = f"mean of {len(models)} classifiers: " + meta.get("description", "")
+    meta["description"] = _description_prefix(len(models)) + meta.get("description", "")
     onnx.helper.set_model_props(joined, meta)
     onnx.checker.check_model(joined)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -80,8 +91,7 @@ def join(members: list[Path], out: Path) -> None:
 
 def members_of(path: Path) -> list[str]:
     """The file names of the members averaged in ``path`` (empty when it is a single model)."""
-    listed = _metadata(_load(path)).get("ensemble", "")
-    return listed.split(", ") if listed else []
+    return _listed(_metadata(_load(path)))
 
 
 def take_member(path: Path, k: int, out: Path) -> None:
@@ -91,8 +101,7 @@ def take_member(path: Path, k: int, out: Path) -> None:
 
     model = _load(path)
     meta = _metadata(model)
-    names = meta.pop("ensemble", "")
-    names = names.split(", ") if names else []
+    names = _listed(meta)
     if not names:
         raise SystemExit(f"{path}: not an ensemble (no 'ensemble' entry in its metadata)")
     if not 0 <= k < len(names):
@@ -115,7 +124,8 @@ def take_member(path: Path, k: int, out: Path) -> None:
     single = helper.make_graph(nodes, graph.name, [graph.input[0]], [graph.output[0]], initializer=inits,
                                value_info=infos)
     taken = helper.make_model(single, opset_imports=model.opset_import, ir_version=model.ir_version)
-    meta["description"] = meta.get("description", "").split(": ", 1)[-1]
+    del meta["ensemble"]
+    meta["description"] = meta.get("description", "").removeprefix(_description_prefix(len(names)))
     helper.set_model_props(taken, meta)
     onnx.checker.check_model(taken)
     out.parent.mkdir(parents=True, exist_ok=True)
