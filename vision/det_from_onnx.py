@@ -27,7 +27,7 @@ import torch
 import yaml
 
 from vision.onnx_weights import stored_weights, unfold_batch_norms
-from vision.reader import box_iou, decode_boxes, letterbox, load_image
+from vision.reader import box_iou, decode_boxes, letterbox, load_image, session
 from vision.train import DET_IMGSZ, PICO_YAML
 
 #: The least share of the file's boxes (and of the network's) that the other must find for the rebuilt
@@ -77,9 +77,7 @@ def _found(a: np.ndarray, b: np.ndarray) -> int:
 
 def agreement(net, path: Path, scenes: torch.Tensor) -> float:
     """The smaller of: the share of the file's boxes the network finds, and the share of its boxes the file finds."""
-    import onnxruntime as ort
-
-    sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    sess = session(path)
     net.eval()
     theirs_n = ours_n = theirs_found = ours_found = 0
     with torch.no_grad():

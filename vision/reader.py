@@ -279,7 +279,9 @@ def _joint(rank_probs: np.ndarray) -> np.ndarray:
 
 # ---------------------------------------------------------------- models
 
-def _session(path: Path, threads: int):
+def session(path: Path, threads: int = 2):
+    """An onnxruntime session of a model file that computes what the model defines on any CPU (``vision.int8``):
+    the reader's, and the training tools' checks against a shipped file."""
     import onnxruntime as ort
 
     if not path.exists():
@@ -310,8 +312,8 @@ class CardReader:
     def __init__(self, det_model: Path | str = DET_MODEL, cls_model: Path | str = CLS_MODEL, threads: int = 2,
                  det_threshold: float = DET_THRESHOLD, rank_confidence: float = RANK_CONFIDENCE,
                  veto: float = NOT_AN_INDEX_VETO):
-        self.det = _session(Path(det_model), threads)
-        self.cls = _session(Path(cls_model), threads)
+        self.det = session(Path(det_model), threads)
+        self.cls = session(Path(cls_model), threads)
         self.det_in = self.det.get_inputs()[0]
         self.det_size = int(self.det_in.shape[2])
         self.cls_in = self.cls.get_inputs()[0]

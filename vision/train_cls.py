@@ -35,6 +35,7 @@ import torch.nn.functional as F
 
 from vision.onnx_weights import stored_weights, unfold_batch_norms
 from vision.reader import NOT_AN_INDEX as NONE
+from vision.reader import session
 from vision.train import CLS_NAMES
 
 SIZE = 64
@@ -112,9 +113,7 @@ def net_from_onnx(path: Path, calibration: torch.Tensor) -> nn.Module:
 
 def agreement(net: nn.Module, onnx_path: Path, x: torch.Tensor) -> float:
     """Share of the crops ``x`` (N, 3, 64, 64, 0..1) whose best class the network and the ONNX file agree on."""
-    import onnxruntime as ort
-
-    sess = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"])
+    sess = session(onnx_path)
     theirs = sess.run(None, {sess.get_inputs()[0].name: x.numpy()})[0].argmax(1)
     net.eval()
     with torch.no_grad():

@@ -13,7 +13,7 @@ from onnx import TensorProto, numpy_helper
 
 from vision import int8
 from vision.onnx_weights import stored_weights
-from vision.reader import CLS_MODEL, DET_MODEL, _session, letterbox, load_image, square_crop
+from vision.reader import CLS_MODEL, DET_MODEL, letterbox, load_image, session, square_crop
 
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -66,7 +66,7 @@ def images():
 def test_the_readers_detector_computes_the_exact_int8_scores(images):
     """On a machine whose onnxruntime saturates (x86 without VNNI) the shipped file alone is off by up to
     0.5 in a box's score; the reader's session must agree with the exact arithmetic."""
-    reader_session, reference = _session(DET_MODEL, 2), exact(DET_MODEL)
+    reader_session, reference = session(DET_MODEL), exact(DET_MODEL)
     for img in images:
         x = letterbox(img, 416)[0]
         got, want = (s.run(None, {"images": x})[0][0, 4] for s in (reader_session, reference))
@@ -82,7 +82,7 @@ def test_the_readers_classifier_computes_the_exact_int8_probabilities(images):
             cx, cy, side = rng.uniform(0, w), rng.uniform(0, h), rng.uniform(15, 60)
             crops.append(square_crop(img, [cx - side / 2, cy - side / 2, cx + side / 2, cy + side / 2], size=64))
     x = np.ascontiguousarray(np.stack(crops)[:, :, :, ::-1].transpose(0, 3, 1, 2).astype(np.float32) / 255)
-    reader_session, reference = _session(CLS_MODEL, 2), exact(CLS_MODEL)
+    reader_session, reference = session(CLS_MODEL), exact(CLS_MODEL)
     name = reference.get_inputs()[0].name
     got, want = (s.run(None, {name: x})[0] for s in (reader_session, reference))
     assert np.abs(got - want).max() < 0.1
