@@ -97,7 +97,7 @@ def cmd_det(a) -> None:
         model, more = YOLO(str(yaml)), {}
     model.train(data=str(_data_yaml(a, run)), single_cls=True, imgsz=DET_IMGSZ, epochs=a.epochs,
                 time=a.hours, batch=16, workers=0, device="cpu", project=str(a.runs), name=a.name,
-                exist_ok=True, pretrained=bool(a.init), fliplr=0.0, flipud=0.0, degrees=0.0, mosaic=1.0,
+                exist_ok=True, pretrained=bool(a.init), fliplr=0.0, flipud=0.0, degrees=0.0, mosaic=a.mosaic,
                 close_mosaic=1, scale=0.4, translate=0.1, hsv_h=0.02, patience=100, plots=False,
                 amp=False, seed=0, deterministic=False, cache=False, save_period=1, **more)
 
@@ -264,6 +264,9 @@ def main(argv=None) -> int:
     d.add_argument("--init", type=Path, help="start from these weights (a .pt of an earlier run)")
     d.add_argument("--lr", type=float, default=0.001,
                    help="with --init: the AdamW learning rate to start from (0.001 for the shipped schedules)")
+    d.add_argument("--mosaic", type=float, default=1.0,
+                   help="the share of training batches made as mosaics of four scenes (1.0 in the shipped "
+                        "schedules, whose last epoch had none)")
     d.add_argument("--also", type=Path, nargs="*", default=[],
                    help="more scene folders (vision.synth --out) whose training scenes are added")
     e = sub.add_parser("export")
