@@ -2,7 +2,8 @@
 
 Why: the reader must take at most 50 ms per 640x480 frame on two CPU cores, and the float detector
 alone takes about 40 of them. onnxruntime runs int8 convolutions with the CPU's VNNI instructions at a
-fraction of that cost. Static quantisation needs the range of every activation, measured here on
+fraction of that cost (a CPU without them would saturate the products of these uint8 x int8 files:
+the reader loads them through ``vision.int8`` there, at some cost in speed). Static quantisation needs the range of every activation, measured here on
 synthetic training data (never on realdev) fed exactly as the reader feeds it: letterboxed scenes
 (:func:`vision.reader.letterbox`) for the detector, index crops for the classifier. The detection
 head's last convolutions and its box decoding stay in float: they turn activations into pixel
