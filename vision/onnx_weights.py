@@ -1,6 +1,7 @@
 """The weights stored in an exported model (ONNX), as float32 arrays, and the batch norms the export folded
 away: how a shipped model is rebuilt as a network to train further (``vision.train_cls.net_from_onnx``,
-``vision.det_from_onnx``). :func:`stored_weights` needs only numpy and onnx (the tests check ``vision.int8``'s conversion with it); :func:`unfold_batch_norms`, torch.
+``vision.det_from_onnx``). :func:`stored_weights` needs only numpy and onnx (the tests check
+``vision.int8``'s conversion with it); :func:`unfold_batch_norms`, torch.
 
 An exported graph stores each weight either as it is, as float16 behind a Cast (``train_cls.half_weights``),
 or as int8 behind a DequantizeLinear (``vision.quantize``); :func:`stored_weights` undoes either. Each batch

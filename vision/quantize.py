@@ -3,9 +3,10 @@
 Why: the reader must take at most 50 ms per 640x480 frame on two CPU cores, and the float detector
 alone takes about 40 of them. onnxruntime runs int8 convolutions with the CPU's VNNI instructions at a
 fraction of that cost (a CPU without them would saturate the products of these uint8 x int8 files:
-the reader loads them through ``vision.int8`` there, at some cost in speed). Static quantisation needs the range of every activation, measured here on
-synthetic training data (never on realdev) fed exactly as the reader feeds it: letterboxed scenes
-(:func:`vision.reader.letterbox`) for the detector, index crops for the classifier. The detection
+the reader loads them through ``vision.int8`` there, at some cost in speed). Static quantisation needs
+the range of every activation, measured here on synthetic training data (never on realdev) fed exactly
+as the reader feeds it: letterboxed scenes (:func:`vision.reader.letterbox`) for the detector, index
+crops (:func:`vision.reader.crops_tensor`) for the classifier. The detection
 head's last convolutions and its box decoding stay in float: they turn activations into pixel
 coordinates and scores, where rounding costs boxes.
 
@@ -19,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.reader import load_image, letterbox
+from vision.reader import crops_tensor, letterbox, load_image
 
 #: Detector nodes left in float: the head's output convolutions (boxes cv2.*.2, scores cv3.*.2) and
 #: everything after them (distribution focal loss decoding, anchors, concatenation).
@@ -54,7 +55,7 @@ def classifier_batches(crops: Path, count: int, batch: int = 32, seed: int = 0) 
     the reader feeds them: Nx3xSxS RGB in 0..1."""
     files = _sample(sorted(crops.glob("*/*.png")), count, seed,
                     f"no training crops in {crops} (run python -m vision.crops first)")
-    x = np.stack([load_image(f)[:, :, ::-1] for f in files]).transpose(0, 3, 1, 2).astype(np.float32) / 255.0
+    x = crops_tensor(np.stack([load_image(f) for f in files]))
     return [np.ascontiguousarray(x[i:i + batch]) for i in range(0, len(x), batch)]
 
 

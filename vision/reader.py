@@ -91,6 +91,12 @@ def square_crop(img: np.ndarray, box, pad: float = 0.25, size: int = 48, jitter=
                           borderMode=cv2.BORDER_REPLICATE)
 
 
+def crops_tensor(crops) -> np.ndarray:
+    """BGR crops (N, S, S, 3, uint8) as the classifier takes them: N x 3 x S x S RGB in 0..1. The quantisation's
+    calibration (``vision.quantize``) and the tests feed it the same way."""
+    return np.ascontiguousarray(np.asarray(crops)[:, :, :, ::-1].transpose(0, 3, 1, 2), np.float32) / 255.0
+
+
 # ---------------------------------------------------------------- input
 
 def letterbox(img: np.ndarray, size: int) -> tuple[np.ndarray, float, int, int]:
@@ -354,7 +360,7 @@ class CardReader:
         if not len(det):
             return det
         crops = np.stack([square_crop(img, b, size=self.cls_size) for b in det.xyxy])
-        probs = self._class_probs(crops[:, :, :, ::-1].transpose(0, 3, 1, 2).astype(np.float32) / 255.0)
+        probs = self._class_probs(crops_tensor(crops))
         if self._none_class is not None:
             # the classifier vetoes boxes that are no corner index (pips, court-card art, the table)
             real = probs[:, self._none_class] < self.veto

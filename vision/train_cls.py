@@ -34,8 +34,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from vision.onnx_weights import stored_weights, unfold_batch_norms
-from vision.reader import NOT_AN_INDEX as NONE
-from vision.reader import session
+from vision.reader import NOT_AN_INDEX as NONE, session
 from vision.train import CLS_NAMES
 
 SIZE = 64

@@ -13,7 +13,7 @@ from onnx import TensorProto, numpy_helper
 
 from vision import int8
 from vision.onnx_weights import stored_weights
-from vision.reader import CLS_MODEL, DET_MODEL, letterbox, load_image, session, square_crop
+from vision.reader import CLS_MODEL, DET_MODEL, crops_tensor, letterbox, load_image, session, square_crop
 
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -81,7 +81,7 @@ def test_the_readers_classifier_computes_the_exact_int8_probabilities(images):
         for _ in range(8):
             cx, cy, side = rng.uniform(0, w), rng.uniform(0, h), rng.uniform(15, 60)
             crops.append(square_crop(img, [cx - side / 2, cy - side / 2, cx + side / 2, cy + side / 2], size=64))
-    x = np.ascontiguousarray(np.stack(crops)[:, :, :, ::-1].transpose(0, 3, 1, 2).astype(np.float32) / 255)
+    x = crops_tensor(crops)
     reader_session, reference = session(CLS_MODEL), exact(CLS_MODEL)
     name = reference.get_inputs()[0].name
     got, want = (s.run(None, {name: x})[0] for s in (reader_session, reference))
