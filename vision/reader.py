@@ -32,7 +32,7 @@ import cv2
 import numpy as np
 
 from assistant.cards import Rank
-from vision import int8
+from vision import box_decoding, int8
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 DET_MODEL = MODELS_DIR / "index-det.onnx"
@@ -300,7 +300,7 @@ def session(path: Path, threads: int = 2):
     # the frame's next model runs. Off, the shipped models read a realdev frame in a median 30.8-31.6 ms
     # against 36.1-58.2 ms with it (bench/reader_speed.py, four runs each taken in turn, 2 cores).
     so.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    model = path.read_bytes()
+    model = box_decoding.softmax_on_last_axis(path.read_bytes())
     if int8.saturates():
         # x86 without VNNI: the int8 products would saturate in 16 bits and read worse (vision.int8)
         model = int8.without_saturation(model)
