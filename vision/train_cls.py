@@ -247,6 +247,19 @@ def scores(pred: np.ndarray, truth: np.ndarray) -> dict:
             "real_said_none": float(np.mean(said_none[real]))}
 
 
+def teacher_probs(teacher, x: torch.Tensor) -> torch.Tensor:
+    """The teacher file's class probabilities for the crops ``x`` (B, 3, 64, 64, 0..1), as the reader gets them."""
+    return torch.from_numpy(teacher.run(None, {teacher.get_inputs()[0].name: x.contiguous().numpy()})[0])
+
+
+def distillation_loss(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """Cross-entropy of the network's softmax against the teacher's probabilities (KL divergence plus the
+    teacher's own entropy, a constant). Why soft targets: the mean of several classifiers is worth having
+    for where it is unsure, not only for its top class, and the reader's rank bar and veto act on those
+    probabilities."""
+    return -(target * F.log_softmax(logits, 1)).sum(1).mean()
+
+
 def set_train(net: nn.Module) -> None:
     """Train mode, except the frozen layers, whose batch-norm statistics stay as they are."""
     net.train()
@@ -270,6 +283,10 @@ def main(argv=None) -> int:
     ap.add_argument("--int8", action="store_true", help="with --export: quantise it, calibrated on --data's training crops")
     ap.add_argument("--seed", type=int, default=0, help="the head's initial weights and each epoch's draw of crops; "
                     "another seed gives another classifier to average with (vision.ensemble)")
+    ap.add_argument("--teacher", type=Path, help="a classifier file (e.g. the shipped mean of three) whose probabilities "
+                    "on each augmented crop the network learns to match: one network that reads like several")
+    ap.add_argument("--soft", type=float, default=0.7,
+                    help="with --teacher: the share of the loss spent matching the teacher (the rest: the crop's label)")
     a = ap.parse_args(argv)
     torch.manual_seed(a.seed)
     a.out.mkdir(parents=True, exist_ok=True)
@@ -299,6 +316,7 @@ def main(argv=None) -> int:
             net.load_state_dict(torch.load(a.init)["model"])
             print(f"starting from {a.init}", flush=True)
     ytr_t = torch.from_numpy(ytr)
+    teacher = session(a.teacher) if a.teacher else None
     bs = 96
     steps_per_epoch = (min(a.samples, len(ytr)) + bs - 1) // bs
     params = [p for p in net.parameters() if p.requires_grad]
@@ -324,6 +342,8 @@ def main(argv=None) -> int:
             x = augment(xtr_t[idx].float() / 255, g, a.max_stretch)
             out = net(normalised(x))
             loss = F.cross_entropy(out, ytr_t[idx], label_smoothing=0.05)
+            if teacher is not None:
+                loss = a.soft * distillation_loss(out, teacher_probs(teacher, x)) + (1 - a.soft) * loss
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -339,6 +359,9 @@ def main(argv=None) -> int:
             pred = torch.cat([net(normalised(xva_t[i:i + 256])).argmax(1) for i in range(0, len(yva), 256)])
         rec = {"epoch": ep, "train_loss": tl / seen, "train_acc": tc / seen, **scores(pred.numpy(), yva),
                "minutes": (time.time() - t_start) / 60}
+        if teacher is not None:
+            theirs = torch.cat([teacher_probs(teacher, xva_t[i:i + 256]).argmax(1) for i in range(0, len(yva), 256)])
+            rec["val_teacher_agree"] = float((pred == theirs).float().mean())
         print(json.dumps(rec), flush=True)
         with open(log, "a") as f:
             f.write(json.dumps(rec) + "\n")
