@@ -185,10 +185,13 @@ def augment(x: torch.Tensor, g: torch.Generator, max_stretch: float = STRETCH) -
     return x.clamp(0, 1)
 
 
-def export(net: nn.Module, path: Path, calibration: Path | None = None) -> None:
+def export(net: nn.Module, path: Path, calibration: Path | None = None, teacher: Path | None = None) -> None:
     """Write the ONNX classifier: int8 (``vision.quantize``, ranges from the crops in ``calibration``), or
-    without it float32 arithmetic with float16-stored weights."""
+    without it float32 arithmetic with float16-stored weights. A network distilled from ``teacher`` names
+    it (and its members, where it is a mean) in the metadata entry ``distilled_from``."""
     import onnx
+
+    from vision.ensemble import members_of
 
     net.eval()
     float_path = path.with_suffix(".float.onnx")
@@ -200,6 +203,11 @@ def export(net: nn.Module, path: Path, calibration: Path | None = None) -> None:
                  ("description", "Cheat Referee corner-index classifier (EfficientNet-Lite0, vision/train_cls.py)")):
         p = m.metadata_props.add()
         p.key, p.value = k, v
+    if teacher is not None:
+        members = members_of(teacher)
+        p = m.metadata_props.add()
+        p.key = "distilled_from"
+        p.value = f"{teacher.name}" + (f" (mean of {', '.join(members)})" if members else "")
     if calibration is None:
         onnx.save(half_weights(m), str(path))
     else:
@@ -283,8 +291,9 @@ def main(argv=None) -> int:
     ap.add_argument("--int8", action="store_true", help="with --export: quantise it, calibrated on --data's training crops")
     ap.add_argument("--seed", type=int, default=0, help="the head's initial weights and each epoch's draw of crops; "
                     "another seed gives another classifier to average with (vision.ensemble)")
-    ap.add_argument("--teacher", type=Path, help="a classifier file (e.g. the shipped mean of three) whose probabilities "
-                    "on each augmented crop the network learns to match: one network that reads like several")
+    ap.add_argument("--teacher", type=Path, help="a classifier file (e.g. the mean of three schedules) whose probabilities "
+                    "on each augmented crop the network learns to match: one network that reads like several "
+                    "(with --export: named in the file's metadata)")
     ap.add_argument("--soft", type=float, default=0.7,
                     help="with --teacher: the share of the loss spent matching the teacher (the rest: the crop's label)")
     a = ap.parse_args(argv)
@@ -293,7 +302,7 @@ def main(argv=None) -> int:
     if a.export:
         net = index_net(pretrained=False)
         net.load_state_dict(torch.load(a.out / "best.pt")["model"])
-        export(net, a.export, a.data / "train" if a.int8 else None)
+        export(net, a.export, a.data / "train" if a.int8 else None, a.teacher)
         return 0
     t0 = time.time()
     xtr, ytr = load(a.data / "train")
