@@ -10,7 +10,7 @@ the shipped detector that one node took 4.1 ms of a 37 ms frame (profiled on a 2
 16), softmax over the last axis, then a matrix product with the 16 bin values, which leaves (1, 4,
 anchors, 1), the element count and order the head's next reshape expects. The arithmetic per box is the
 same softmax and the same weighted sum, so the outputs agree with the file's own (``tests/vision``
-checks it on a real frame); the reader applies it when it opens a model (``vision.reader.session``).
+checks it on a committed test scene); the reader applies it when it opens a model (``vision.reader.session``).
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ def _plain(model: bytes) -> ort.InferenceSession:
     return ort.InferenceSession(model, so, providers=["CPUExecutionProvider"])
 
 
-def test_rewritten_detector_gives_the_same_boxes_and_scores_on_a_real_frame():
+def test_rewritten_detector_gives_the_same_boxes_and_scores_on_a_scene():
     frame = letterbox(load_image(DATA / "synth_20.jpg"), 416)[0]
     original = DET_MODEL.read_bytes()
     before = _plain(original).run(None, {"images": frame})[0]
