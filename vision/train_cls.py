@@ -116,8 +116,7 @@ def net_from_onnx(path: Path, calibration: torch.Tensor) -> nn.Module:
 
 def agreement(net: nn.Module, onnx_path: Path, x: torch.Tensor) -> float:
     """Share of the crops ``x`` (N, 3, 64, 64, 0..1) whose best class the network and the ONNX file agree on."""
-    sess = session(onnx_path)
-    theirs = sess.run(None, {sess.get_inputs()[0].name: x.numpy()})[0].argmax(1)
+    theirs = teacher_probs(session(onnx_path), x).argmax(1).numpy()
     net.eval()
     with torch.no_grad():
         ours = torch.cat([net(normalised(x[i:i + 256])).argmax(1) for i in range(0, len(x), 256)]).numpy()
