@@ -33,6 +33,7 @@ import numpy as np
 
 from assistant.cards import Rank
 from vision import box_decoding, int8
+from vision.canvas import on_canvas, placement
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 DET_MODEL = MODELS_DIR / "index-det.onnx"
@@ -99,17 +100,16 @@ def crops_tensor(crops) -> np.ndarray:
 
 # ---------------------------------------------------------------- input
 
-def letterbox(img: np.ndarray, size: int) -> tuple[np.ndarray, float, int, int]:
-    """The detector's input: the BGR image scaled to fit a ``size`` square, centred on grey (114) as in
-    training, as a 1x3xSxS RGB float tensor in 0..1; with the scale and the left and top padding that map
-    its boxes back. The quantisation's calibration (``vision.quantize``) feeds the same tensors."""
-    h, w = img.shape[:2]
-    r = min(size / h, size / w)
-    nh, nw = int(round(h * r)), int(round(w * r))
-    top, left = (size - nh) // 2, (size - nw) // 2
-    canvas = np.full((size, size, 3), 114, np.uint8)
-    canvas[top:top + nh, left:left + nw] = cv2.resize(img, (nw, nh), interpolation=cv2.INTER_AREA if r < 1 else cv2.INTER_LINEAR)
-    return canvas[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0, r, left, top
+def letterbox(img: np.ndarray, size: int, fit: bool = False) -> tuple[np.ndarray, float, int, int]:
+    """The detector's input: the BGR image scaled so that its longer side is ``size``, on grey (114) as in
+    training: centred on the ``size`` square, or with ``fit`` on the smallest canvas that holds it
+    (``vision.canvas.placement``); as a 1x3xHxW RGB float tensor in 0..1, with the scale and the left and
+    top padding that map its boxes back. The quantisation's calibration (``vision.quantize``) feeds squares."""
+    at = placement(*img.shape[:2], size, fit)
+    board = np.full((at.rows, at.columns, 3), 114, np.uint8)
+    board[at.top:at.top + at.height, at.left:at.left + at.width] = cv2.resize(
+        img, (at.width, at.height), interpolation=cv2.INTER_AREA if at.scale < 1 else cv2.INTER_LINEAR)
+    return board[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0, at.scale, at.left, at.top
 
 
 def load_image(image) -> np.ndarray:
@@ -285,14 +285,23 @@ def _joint(rank_probs: np.ndarray) -> np.ndarray:
 
 # ---------------------------------------------------------------- models
 
-def session(path: Path, threads: int = 2):
-    """An onnxruntime session of a model file that computes what the model defines on any CPU (``vision.int8``),
-    with a detector's box decoding in the order onnxruntime runs fastest (``vision.box_decoding``): the
+def model_bytes(path: Path) -> bytes:
+    """A model file as the reader runs it: computing what the model defines on any CPU (``vision.int8``),
+    with a detector's box decoding in the order onnxruntime runs fastest (``vision.box_decoding``)."""
+    if not path.exists():
+        raise FileNotFoundError(f"model file missing: {path} (the models ship in the repository's models/ folder)")
+    model = box_decoding.softmax_on_last_axis(path.read_bytes())
+    if int8.saturates():
+        # x86 without VNNI: the int8 products would saturate in 16 bits and read worse (vision.int8)
+        model = int8.without_saturation(model)
+    return model
+
+
+def session(model: Path | bytes, threads: int = 2):
+    """An onnxruntime session of a model file (prepared by :func:`model_bytes`) or of prepared bytes: the
     reader's, and the training tools' checks against a shipped file."""
     import onnxruntime as ort
 
-    if not path.exists():
-        raise FileNotFoundError(f"model file missing: {path} (the models ship in the repository's models/ folder)")
     so = ort.SessionOptions()
     so.intra_op_num_threads = threads
     so.inter_op_num_threads = 1
@@ -301,11 +310,8 @@ def session(path: Path, threads: int = 2):
     # the frame's next model runs. Off, the shipped models read a realdev frame in a median 30.8-31.6 ms
     # against 36.1-58.2 ms with it (bench/reader_speed.py, four runs each taken in turn, 2 cores).
     so.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    model = box_decoding.softmax_on_last_axis(path.read_bytes())
-    if int8.saturates():
-        # x86 without VNNI: the int8 products would saturate in 16 bits and read worse (vision.int8)
-        model = int8.without_saturation(model)
-    return ort.InferenceSession(model, so, providers=["CPUExecutionProvider"])
+    data = model if isinstance(model, bytes) else model_bytes(Path(model))
+    return ort.InferenceSession(data, so, providers=["CPUExecutionProvider"])
 
 
 def _names(sess) -> dict[int, str]:
@@ -319,10 +325,14 @@ class CardReader:
     def __init__(self, det_model: Path | str = DET_MODEL, cls_model: Path | str = CLS_MODEL, threads: int = 2,
                  det_threshold: float = DET_THRESHOLD, rank_confidence: float = RANK_CONFIDENCE,
                  veto: float = NOT_AN_INDEX_VETO):
-        self.det = session(Path(det_model), threads)
-        self.cls = session(Path(cls_model), threads)
+        self.threads = threads
+        self._det_model = model_bytes(Path(det_model))
+        self.det = session(self._det_model, threads)
         self.det_in = self.det.get_inputs()[0]
         self.det_size = int(self.det_in.shape[2])
+        #: The detector moved to the canvas of each frame shape seen (``vision.canvas``), by (rows, columns).
+        self._det_on: dict[tuple[int, int], object] = {(self.det_size, self.det_size): self.det}
+        self.cls = session(Path(cls_model), threads)
         self.cls_in = self.cls.get_inputs()[0]
         self.cls_size = int(self.cls_in.shape[2]) if isinstance(self.cls_in.shape[2], int) else 48
         self.cls_names = _names(self.cls)
@@ -344,8 +354,8 @@ class CardReader:
     # -- step 1: corner indices
     def detect(self, img: np.ndarray) -> Detections:
         h, w = img.shape[:2]
-        x, r, left, top = letterbox(img, self.det_size)
-        xyxy, scores = decode_boxes(self.det.run(None, {self.det_in.name: x})[0][0], self.det_threshold)
+        x, r, left, top = letterbox(img, self.det_size, fit=True)
+        xyxy, scores = decode_boxes(self._detector(x.shape[2:]).run(None, {self.det_in.name: x})[0][0], self.det_threshold)
         if len(scores) == 0:
             return Detections.empty("index", (w, h))
         keep = _not_inside(xyxy, scores, self.inside)
@@ -355,6 +365,13 @@ class CardReader:
         n = len(xyxy)
         return Detections("index", xyxy, scores.astype(np.float32), [None] * n, [None] * n,
                           np.zeros((n, len(Rank)), np.float32), np.full(n, -1, np.int64), image_size=(w, h))
+
+    def _detector(self, shape: tuple[int, int]):
+        """The detector's session for a canvas of ``shape``, made the first time a frame of that shape comes
+        (a camera gives one shape; a photo folder a handful)."""
+        if shape not in self._det_on:
+            self._det_on[shape] = session(on_canvas(self._det_model, *shape), self.threads)
+        return self._det_on[shape]
 
     # -- step 2: read each index
     def classify(self, img: np.ndarray, det: Detections) -> Detections:
