@@ -371,7 +371,8 @@ class CardReader:
 
     def _detector(self, shape: tuple[int, int]):
         """The detector's session for a canvas of ``shape``, made the first time a frame of that shape comes
-        (a camera gives one shape; a photo folder a handful)."""
+        (about 90 ms, once). A camera gives one shape; photos give at most 25 (one side 416, the other a
+        multiple of 32), so the sessions are kept."""
         if shape not in self._det_on:
             self._det_on[shape] = session(on_canvas(self._det_model, *shape), self.threads)
         return self._det_on[shape]
