@@ -128,14 +128,14 @@ def test_unsure_rank_abstains(merger):
 
 
 def test_a_card_read_at_55_percent_is_not_confident_enough(merger):
-    """The shipped bar (0.6, chosen on the synthetic scenes) turns a 55% reading into an abstention: on
+    """The shipped bar (0.65, chosen on the synthetic scenes) turns a 55% reading into an abstention: on
     those scenes most such readings were wrong, and a referee that guesses is worse than none."""
     det = _indices([(100, 100, 120, 130, "5", "S")])
     det.rank_probs[0] = 0.0
     det.rank_probs[0, 4], det.rank_probs[0, 3] = 0.55, 0.45
     cards = merger.merge(det)
     assert cards.rank == [Rank.FIVE] and cards.abstain
-    det.rank_probs[0, 4], det.rank_probs[0, 3] = 0.65, 0.35
+    det.rank_probs[0, 4], det.rank_probs[0, 3] = 0.7, 0.3
     assert not merger.merge(det).abstain
 
 
