@@ -332,11 +332,11 @@ class CardReader:
                  veto: float = NOT_AN_INDEX_VETO):
         self.threads = threads
         self._det_model = model_bytes(Path(det_model))
-        self.det = session(self._det_model, threads)
-        self.det_in = self.det.get_inputs()[0]
+        square = session(self._det_model, threads)
+        self.det_in = square.get_inputs()[0]
         self.det_size = int(self.det_in.shape[2])
         #: The detector moved to the canvas of each frame shape seen (``vision.canvas``), by (rows, columns).
-        self._det_on: dict[tuple[int, int], object] = {(self.det_size, self.det_size): self.det}
+        self._det_on: dict[tuple[int, int], object] = {(self.det_size, self.det_size): square}
         self.cls = session(Path(cls_model), threads)
         self.cls_in = self.cls.get_inputs()[0]
         self.cls_size = int(self.cls_in.shape[2]) if isinstance(self.cls_in.shape[2], int) else 48
