@@ -74,6 +74,10 @@ SECOND_LOOK = 0.7
 #: The classifier's class for a box that is no corner index, and the probability at which it vetoes one.
 NOT_AN_INDEX = "NONE"
 NOT_AN_INDEX_VETO = 0.5
+#: When the first look keeps no index, the frame is read once more shrunk by this factor on grey (None:
+#: never). A card that fills the frame has indices larger than most the detector was trained on, and it
+#: boxes their pips alone, which the classifier vetoes; shrunk, the same indices are found whole.
+WIDER_LOOK: float | None = 1.6
 
 
 class ImageError(ValueError):
@@ -347,6 +351,7 @@ class CardReader:
         self.inside = INSIDE
         self.pair_min_same = PAIR_MIN_SAME
         self.second_look = SECOND_LOOK
+        self.wider_look = WIDER_LOOK
         ranks = list(Rank)
         names = [n for _, n in sorted(self.cls_names.items())]
         #: The classifier's column for "not a corner index" (the detector's false alarms), if it has one.
@@ -357,15 +362,21 @@ class CardReader:
         self._suit_of_class = [None if n.startswith("JOKER") else n[-1] for n in cards]
 
     # -- step 1: corner indices
-    def detect(self, img: np.ndarray) -> Detections:
+    def detect(self, img: np.ndarray, shrink: float = 1.0) -> Detections:
+        """The corner indices the detector finds in ``img``; with ``shrink`` > 1, in ``img`` made that much
+        smaller on a grey margin (the boxes are still in ``img``'s pixels)."""
         h, w = img.shape[:2]
+        dx = dy = 0
+        if shrink > 1:
+            dy, dx = int(h * (shrink - 1)) // 2, int(w * (shrink - 1)) // 2
+            img = cv2.copyMakeBorder(img, dy, dy, dx, dx, cv2.BORDER_CONSTANT, value=(114, 114, 114))
         x, r, left, top = letterbox(img, self.det_size, fit=True)
         xyxy, scores = decode_boxes(self._detector(x.shape[2:]).run(None, {self.det_in.name: x})[0][0], self.det_threshold)
         if len(scores) == 0:
             return Detections.empty("index", (w, h))
         keep = _not_inside(xyxy, scores, self.inside)
         xyxy, scores = xyxy[keep], scores[keep]
-        xyxy = (xyxy - [left, top, left, top]) / r
+        xyxy = (xyxy - [left, top, left, top]) / r - [dx, dy, dx, dy]
         xyxy = np.clip(xyxy, 0, [w, h, w, h]).astype(np.float32)
         n = len(xyxy)
         return Detections("index", xyxy, scores.astype(np.float32), [None] * n, [None] * n,
@@ -489,10 +500,17 @@ class CardReader:
                          image_size=det.image_size)
         return out
 
+    def indices(self, img: np.ndarray) -> Detections:
+        """The corner indices in ``img``, each read: steps 1 and 2, with the wider look (``WIDER_LOOK``) when
+        the first keeps none."""
+        det = self.classify(img, self.detect(img))
+        if len(det) or not self.wider_look:
+            return det
+        return self.classify(img, self.detect(img, shrink=self.wider_look))
+
     def read(self, image) -> Detections:
         """Read the cards in one image (a path or a BGR array)."""
-        img = load_image(image)
-        return self.merge(self.classify(img, self.detect(img)))
+        return self.merge(self.indices(load_image(image)))
 
 
 #: A group of indices with more possible pairs than this is not searched: the reader abstains.

@@ -15,6 +15,7 @@ import pytest
 
 from assistant.cards import Rank
 from vision.reader import CLS_MODEL, DET_MODEL, CardReader, Detections, ImageError, Stabiliser, draw
+from vision.reader import WIDER_LOOK as READER_WIDER_LOOK
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).resolve().parent / "data"
@@ -83,6 +84,35 @@ def test_boxes_on_the_bare_table_are_vetoed_as_no_index(reader):
     found = Detections("index", boxes, np.full(n, 0.5, np.float32), [None] * n, [None] * n,
                        np.zeros((n, len(Rank)), np.float32), np.full(n, -1, np.int64), image_size=(640, 480))
     assert len(reader.classify(img, found)) == 0
+
+
+def test_the_wider_look_maps_its_boxes_back_onto_the_frame(reader):
+    """Boxes found in the frame shrunk on a grey margin come back in the frame's own pixels: on every golden
+    scene the strongest index found that way is one found in the frame itself (IoU over 0.6); boxes left at
+    the margin's offset or scale would miss it."""
+    from vision.reader import box_iou
+
+    for case in (c for c in CASES if c.get("golden")):
+        img = cv2.imread(str(DATA / case["image"]))
+        near, far = reader.detect(img), reader.detect(img, shrink=1.6)
+        assert len(far), case["image"]
+        strongest = far.xyxy[int(far.confidence.argmax())][None]
+        assert box_iou(strongest, near.xyxy).max() > 0.6, case["image"]
+
+
+@pytest.mark.skipif(not (REALDEV / "labels.jsonl").exists(), reason="../shared/realdev is not beside the repository")
+def test_a_card_filling_the_frame_is_read_on_the_wider_look(reader):
+    """A phone photo of one card close up: the detector boxes only its pips, the classifier vetoes them, and
+    without the wider look the reader finds no index; with it, it reads the card."""
+    photo = REALDEV / "images" / "am_0174.jpg"
+    reader.wider_look = None
+    try:
+        first = reader.read(photo)
+    finally:
+        reader.wider_look = READER_WIDER_LOOK
+    assert first.count == 0 and first.abstain and first.reasons == ["no card index found"]
+    det = reader.read(photo)
+    assert [r.value for r in det.rank] == ["4"] and not det.abstain
 
 
 def test_rotating_the_picture_keeps_the_ranks(reader):
