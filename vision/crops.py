@@ -52,10 +52,39 @@ def _paste(img, card, H, rng):
     return P
 
 
-def sample(rng, bank: synth.ArtBank, decks, size: int = 48, jokers: float = 0.0, font_decks: float = 0.0):
+def _top_left(boxes):
+    return min(boxes, key=lambda b: b[0] + b[1])
+
+
+def _fan_centres(rng, card, box, index_h: float, angle: float, center) -> tuple[list, list]:
+    """Where the indices of the cards beside one in a fan lie: along the card's own width, one step apart,
+    a step being a little more than the index and the margin beside it (the card over it covers its body
+    up to there, never its index). Returns the centres of the cards under it (to its left) and over it
+    (to its right), nearest first."""
+    ch, cw = card.shape[:2]
+    s = index_h / ((box[3] - box[1]) * ch)
+    step = ((box[2] - box[0]) * cw + box[0] * cw) * s * rng.uniform(1.05, 1.7)
+    a = np.deg2rad(angle)
+    along = np.array([np.cos(a), np.sin(a)])
+    across = np.array([-np.sin(a), np.cos(a)])
+
+    def at(k: int) -> tuple[float, float]:
+        c = np.asarray(center) + along * step * k + across * rng.normal(0, 0.08 * index_h)
+        return float(c[0]), float(c[1])
+
+    left, right = int(rng.integers(0, 3)), int(rng.integers(0, 3))
+    if left + right == 0:
+        right = 1
+    return [at(-k) for k in range(1, left + 1)], [at(k) for k in range(1, right + 1)]
+
+
+def sample(rng, bank: synth.ArtBank, decks, size: int = 48, jokers: float = 0.0, font_decks: float = 0.0,
+           fans: float = 0.0):
     """One crop and its class; ``jokers``: the chance that the card read is a procedural joker;
     ``font_decks``: the chance that it and its neighbours are cards of a new procedural design
-    (``vision.fontdeck``) instead of an installed deck's."""
+    (``vision.fontdeck``) instead of an installed deck's; ``fans``: the chance that it lies in a fan, the
+    indices of the cards under and over it a step to either side (a spread reveal: the crop around an
+    index then holds its neighbours' too, and the reader must read the one in the middle)."""
     di = decks[int(rng.integers(0, len(decks)))]
     name, folder, codes, _ = bank.decks[di]
     code = codes[int(rng.integers(0, len(codes)))]
@@ -81,7 +110,18 @@ def sample(rng, bank: synth.ArtBank, decks, size: int = 48, jokers: float = 0.0,
     img = synth.background(rng, S, S)
     angle = rng.uniform(0, 360)
     center = (S / 2, S / 2)
-    # a card under it (a fan or pile), shifted and turned a little
+    if fans and rng.random() < fans:  # the top left index: the one a fan leaves showing
+        box = _top_left(boxes)
+        under, over = _fan_centres(rng, card, box, index_h, angle, center)
+        for c in under[::-1]:
+            card2, boxes2 = neighbour(di, codes[int(rng.integers(0, len(codes)))])
+            _paste(img, card2, _place(card2, _top_left(boxes2 or [box]), index_h, angle + rng.normal(0, 4), None, c), rng)
+        H = _paste(img, card, _place(card, box, index_h, angle, None, center), rng)
+        for c in over:
+            card3, boxes3 = neighbour(di, codes[int(rng.integers(0, len(codes)))])
+            _paste(img, card3, _place(card3, _top_left(boxes3 or [box]), index_h, angle + rng.normal(0, 4), None, c), rng)
+        return _cut(rng, img, card, box, H, S, index_h, size, code)
+    # a card under it (a pile), shifted and turned a little
     if rng.random() < 0.5:
         code2 = codes[int(rng.integers(0, len(codes)))]
         card2, boxes2 = neighbour(di, code2)
@@ -99,6 +139,12 @@ def sample(rng, bank: synth.ArtBank, decks, size: int = 48, jokers: float = 0.0,
         H3 = _place(card3, boxes3[0] if boxes3 else box, index_h, angle + rng.normal(0, 10),
                     None, (center[0] + np.cos(d) * dist * 1.6, center[1] + np.sin(d) * dist * 1.6))
         _paste(img, card3, H3, rng)
+    return _cut(rng, img, card, box, H, S, index_h, size, code)
+
+
+def _cut(rng, img, card, box, H, S: int, index_h: float, size: int, code: str):
+    """The crop the reader would cut around the index ``box`` of ``card`` (placed by ``H``), after a
+    fingertip now and then and the scene's light and lens; and its class."""
     if rng.random() < 0.15:  # a fingertip near the index
         synth.finger(rng, img, np.zeros(img.shape[:2], np.int32), S, S)
     ch, cw = card.shape[:2]
@@ -194,6 +240,8 @@ def main(argv=None) -> int:
     p.add_argument("--font-decks", type=float, default=0.0,
                    help="share of crops whose cards are of a procedural design typeset in a system font "
                         "(vision.fontdeck); default none")
+    p.add_argument("--fans", type=float, default=0.0,
+                   help="share of crops whose card lies in a fan, its neighbours' indices beside its own; default none")
     p.add_argument("--text", action="store_true", help="only NONE crops of printed words (text_sample)")
     p.add_argument("--prefix", default="", help="file name prefix (to add crops to a folder that has some)")
     a = p.parse_args(argv)
@@ -212,7 +260,7 @@ def main(argv=None) -> int:
     while n < a.count:
         rng = np.random.default_rng([a.seed, i, 7 if a.split == "train" else 8])
         i += 1
-        s = text_sample(rng, a.split, a.size) if a.text else sample(rng, bank, decks, a.size, a.jokers, a.font_decks)
+        s = text_sample(rng, a.split, a.size) if a.text else sample(rng, bank, decks, a.size, a.jokers, a.font_decks, a.fans)
         if s is None:
             continue
         crop, label = s

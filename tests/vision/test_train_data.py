@@ -122,3 +122,29 @@ def test_running_the_recipe_again_resumes_after_the_last_finished_step(tmp_path,
     assert second.ran[0] == "vision.crops" and second.ran.count("vision.synth") == 1
     assert run_recipe(steps, marks, run=_Runner(fail="vision.crops")) == []  # all done: nothing runs
     assert "done before, skipped" in capsys.readouterr().err
+
+
+def test_a_fans_neighbours_lie_beside_the_index_and_never_over_it():
+    """In a fan crop (``vision.crops --fans``) the cards over the one read lie to its right along its own
+    width, far enough that their left edge stops short of its index; the cards under it lie to its left."""
+    import numpy as np
+
+    from vision.crops import _fan_centres
+
+    card = np.zeros((350, 250, 4), np.uint8)
+    box = (0.05, 0.03, 0.17, 0.2)  # the index, as shares of the card's width and height
+    index_h = 30.0
+    s = index_h / ((box[3] - box[1]) * 350)
+    index_w, margin = (box[2] - box[0]) * 250 * s, box[0] * 250 * s
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        angle = float(rng.uniform(0, 360))
+        along = np.array([np.cos(np.deg2rad(angle)), np.sin(np.deg2rad(angle))])
+        under, over = _fan_centres(rng, card, box, index_h, angle, (100.0, 100.0))
+        assert under or over
+        for k, c in enumerate(over, 1):
+            step = float((np.array(c) - 100.0) @ along)
+            # the over card's left edge: its index centre minus half an index and the margin
+            assert step - index_w / 2 - margin >= index_w / 2 + 0.04 * k * index_w
+        for c in under:
+            assert float((np.array(c) - 100.0) @ along) < -index_w
