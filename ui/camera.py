@@ -83,9 +83,11 @@ class ReaderAdapter:
             self.reader = module.CardReader()
         self.lock = threading.Lock()
 
-    def read(self, image_bgr: np.ndarray) -> Any:
+    def read(self, image_bgr: np.ndarray, video: bool = False) -> Any:
+        """The reading of one picture; ``video``: a camera frame, which the reader reads without its wider
+        look (one more pass where a photo shows no card index; on video, most frames between reveals)."""
         with self.lock:
-            return self.reader.read(image_bgr)
+            return self.reader.read(image_bgr, video=video)
 
     def draw(self, image_bgr: np.ndarray, detections: Any) -> np.ndarray:
         return self.module.draw(image_bgr, detections)
@@ -184,13 +186,13 @@ class LiveFeed:
         if not armed:
             # between calls: read a few frames a second, enough to keep the boxes on the picture
             if count % IDLE_EVERY == 1 or self.last_detections is None:
-                detections = reader.read(image_bgr)
+                detections = reader.read(image_bgr, video=True)
                 with self.lock:
                     self.last_detections = detections
                 trace("frame", cards=len(detections), idle=True, frames_seen=count)
             return reader.draw(image_bgr, self.last_detections)
         start = time.perf_counter()
-        detections = reader.read(image_bgr)
+        detections = reader.read(image_bgr, video=True)
         read_ms = (time.perf_counter() - start) * 1000
         with self.lock:
             self.read_ms = read_ms

@@ -74,9 +74,12 @@ SECOND_LOOK = 0.7
 #: The classifier's class for a box that is no corner index, and the probability at which it vetoes one.
 NOT_AN_INDEX = "NONE"
 NOT_AN_INDEX_VETO = 0.5
-#: When the first look keeps no index, the frame is read once more shrunk by this factor on grey (None:
-#: never). A card that fills the frame has indices larger than most the detector was trained on, and it
-#: boxes their pips alone, which the classifier vetoes; shrunk, the same indices are found whole.
+#: When the first look keeps no index, a photo is read once more shrunk by this factor on grey (None:
+#: never). A card that fills the picture has indices larger than most the detector was trained on, and it
+#: boxes their pips alone, which the classifier vetoes; shrunk, the same indices are found whole. Video
+#: frames skip it (``read(..., video=True)``): between reveals most frames show no index, and doubling
+#: their cost delays the frame that shows the flip, while a camera over the table rarely sees one card
+#: fill its picture.
 WIDER_LOOK: float | None = 1.6
 
 
@@ -500,17 +503,18 @@ class CardReader:
                          image_size=det.image_size)
         return out
 
-    def indices(self, img: np.ndarray) -> Detections:
-        """The corner indices in ``img``, each read: steps 1 and 2, with the wider look (``WIDER_LOOK``) when
-        the first keeps none."""
+    def indices(self, img: np.ndarray, wider: bool = True) -> Detections:
+        """The corner indices in ``img``, each read: steps 1 and 2, and with ``wider`` the wider look
+        (``WIDER_LOOK``) when the first keeps none."""
         det = self.classify(img, self.detect(img))
-        if len(det) or not self.wider_look:
+        if len(det) or not (wider and self.wider_look):
             return det
         return self.classify(img, self.detect(img, shrink=self.wider_look))
 
-    def read(self, image) -> Detections:
-        """Read the cards in one image (a path or a BGR array)."""
-        return self.merge(self.indices(load_image(image)))
+    def read(self, image, video: bool = False) -> Detections:
+        """Read the cards in one image (a path or a BGR array); ``video``: it is a frame of a stream, read
+        without the wider look (see ``WIDER_LOOK``)."""
+        return self.merge(self.indices(load_image(image), wider=not video))
 
 
 #: A group of indices with more possible pairs than this is not searched: the reader abstains.

@@ -113,3 +113,30 @@ def test_only_a_sure_steady_reading_of_the_claimed_count_is_applied_alone():
     assert camera.may_apply(camera.Reading(ace_nine, sure=False, steady=True, note="a card is unclear"), 2) == (False, "a card is unclear")
     assert not camera.may_apply(camera.Reading(ace_nine, sure=True, steady=False), 2)[0]
     assert camera.may_apply(camera.Reading(), 2) == (False, "waiting for the cards")
+
+
+def test_camera_frames_are_read_as_video_and_still_pictures_as_photos(monkeypatch):
+    """The reader's wider look (one more pass where a picture shows no index) is for photos: the live feed
+    asks for video readings, armed or idle, and a snapshot or an upload for a photo's."""
+    from types import SimpleNamespace
+
+    from vision.reader import Detections, Stabiliser
+
+    asked: list[bool] = []
+
+    class Reader:
+        def read(self, image, video=False):
+            asked.append(video)
+            out = Detections.empty("card", (image.shape[1], image.shape[0]))
+            out.abstain, out.reasons = True, ["no card index found"]
+            return out
+
+    module = SimpleNamespace(CardReader=Reader, draw=lambda image, detections: image, Stabiliser=Stabiliser)
+    monkeypatch.setattr(camera, "_READER", camera.ReaderAdapter(module))
+    feed = camera.LiveFeed()
+    feed.process(table())  # idle: between calls
+    feed.arm()
+    feed.process(table())  # armed: a call is being decided
+    assert asked == [True, True]
+    camera.read_still(table())
+    assert asked == [True, True, False]
