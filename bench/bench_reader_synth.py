@@ -2,7 +2,10 @@
 threshold and the classifier's veto are chosen, never on realdev.
 
     python bench/bench_reader_synth.py --data /work/cards-data/det1 [--thresholds 0.1,0.2,0.3] [--vetoes 0.5,0.8]
-        [--det-model ONNX] [--cls-model ONNX]
+        [--det-model ONNX] [--cls-model ONNX] [--wider-look]
+
+The scenes are read as video frames (no wider look), so that one detection pass serves every threshold;
+``--wider-look`` reads them as photos (``CardReader.indices``), at one threshold.
 
 For each threshold: corner-index precision / recall (IoU >= 0.3 with a labelled index box), the
 classifier's rank accuracy on matched indices, and card-level F1 by rank multiset per image (the
@@ -38,16 +41,23 @@ def main(argv=None) -> int:
     ap.add_argument("--cls-model", type=Path, default=CLS_MODEL, help="another classifier to compare (default: the shipped one)")
     ap.add_argument("--rank-confidences", default="", help="comma list of rank probabilities under which a card is unsure")
     ap.add_argument("--pair-min-same", default="", help="comma list to compare (\"none\" = best ranks agree)")
+    ap.add_argument("--wider-look", action="store_true",
+                    help="read the scenes as photos: the wider look where the first keeps no index (one threshold)")
     a = ap.parse_args(argv)
+    if a.wider_look and "," in a.thresholds:
+        ap.error("--wider-look reads at one detection threshold: give one to --thresholds")
     metas = sorted((a.data / "meta" / a.split).glob("*.json"))[: a.limit]
-    reader = CardReader(a.det_model, a.cls_model, det_threshold=0.05)
+    reader = CardReader(a.det_model, a.cls_model, det_threshold=float(a.thresholds) if a.wider_look else 0.05)
     images = [(json.loads(m.read_text()), load_image(a.data / "images" / a.split / f"{m.stem}.jpg")) for m in metas]
     for inside in [float(v) for v in a.inside.split(",")]:
         reader.inside = inside
-        found = [(meta, img, reader.detect(img)) for meta, img in images]
+        found = [] if a.wider_look else [(meta, img, reader.detect(img)) for meta, img in images]
         for veto in [float(v) for v in a.vetoes.split(",")]:
             reader.veto = veto
-            cache = [(meta, reader.classify(img, det)) for meta, img, det in found]
+            if a.wider_look:
+                cache = [(meta, reader.indices(img)) for meta, img in images]
+            else:
+                cache = [(meta, reader.classify(img, det)) for meta, img, det in found]
             print(f"{len(cache)} synthetic {a.split} scenes from {a.data}; NONE veto at {veto}; "
                   f"boxes {inside} inside another dropped")
             table(a, reader, cache)

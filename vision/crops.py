@@ -53,6 +53,7 @@ def _paste(img, card, H, rng):
 
 
 def _top_left(boxes):
+    """Of a card's index boxes (shares of its width and height), the one nearest its top left corner."""
     return min(boxes, key=lambda b: b[0] + b[1])
 
 
