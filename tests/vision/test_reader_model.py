@@ -110,6 +110,24 @@ def test_a_card_filling_the_frame_is_read_on_the_wider_look(reader):
     assert [r.value for r in det.rank] == ["4"] and not det.abstain
 
 
+def test_the_classifier_split_over_two_sessions_reads_as_one_session_does(reader):
+    """The reader shares a frame's crops out between two single-threaded sessions (one per core); the
+    probabilities must be those of one session reading the whole batch, in the same order, whatever the
+    batch's size."""
+    from vision.reader import SplitSessions, crops_tensor, model_bytes, session, square_crop
+
+    img = cv2.imread(str(DATA / CASES[0]["image"]))
+    boxes = reader.detect(img).xyxy
+    x = crops_tensor(np.stack([square_crop(img, b, size=64) for b in np.resize(boxes, (5, 4))]))
+    one, split = session(CLS_MODEL, threads=2), SplitSessions(model_bytes(CLS_MODEL), 2)
+    name = one.get_inputs()[0].name
+    for n in (1, 2, 5):
+        expected = one.run(None, {name: x[:n]})[0]
+        got = split.run(None, {name: x[:n]})[0]
+        assert got.shape == expected.shape and np.allclose(got, expected, atol=1e-5)
+    assert isinstance(reader.cls, SplitSessions) and len(reader.cls.sessions) == 2
+
+
 def test_rotating_the_picture_keeps_the_ranks(reader):
     for case in CASES:
         if not case.get("golden"):
