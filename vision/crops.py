@@ -114,13 +114,16 @@ def sample(rng, bank: synth.ArtBank, decks, size: int = 48, jokers: float = 0.0,
     if fans and rng.random() < fans:  # the top left index: the one a fan leaves showing
         box = _top_left(boxes)
         under, over = _fan_centres(rng, card, box, index_h, angle, center)
+
+        def lay_neighbour(at) -> None:
+            other, other_boxes = neighbour(di, codes[int(rng.integers(0, len(codes)))])
+            _paste(img, other, _place(other, _top_left(other_boxes or [box]), index_h, angle + rng.normal(0, 4), None, at), rng)
+
         for c in under[::-1]:
-            card2, boxes2 = neighbour(di, codes[int(rng.integers(0, len(codes)))])
-            _paste(img, card2, _place(card2, _top_left(boxes2 or [box]), index_h, angle + rng.normal(0, 4), None, c), rng)
+            lay_neighbour(c)
         H = _paste(img, card, _place(card, box, index_h, angle, None, center), rng)
         for c in over:
-            card3, boxes3 = neighbour(di, codes[int(rng.integers(0, len(codes)))])
-            _paste(img, card3, _place(card3, _top_left(boxes3 or [box]), index_h, angle + rng.normal(0, 4), None, c), rng)
+            lay_neighbour(c)
         return _cut(rng, img, card, box, H, S, index_h, size, code)
     # a card under it (a pile), shifted and turned a little
     if rng.random() < 0.5:
