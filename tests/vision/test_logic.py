@@ -213,6 +213,42 @@ def test_a_worse_box_grown_around_an_index_is_the_same_index_found_twice():
     assert keep.tolist() == [False, True]
 
 
+def _scored(rows):
+    """Read index-level detections from (x0, y0, x1, y1, rank, detector score) rows."""
+    det = _indices([(*r[:5], None) for r in rows])
+    det.confidence = np.array([r[5] for r in rows], np.float32)
+    return det
+
+
+def test_a_weak_box_beside_a_sure_one_of_the_same_rank_is_that_index_found_twice():
+    """A pip beside an index, boxed weakly and read as the index's rank (the crop holds the index too), would
+    be a second card (realdev's edje_0147: a queen's court-figure pip, read as a second queen)."""
+    from vision.reader import ECHO_REACH, ECHO_SURE, ECHO_WEAK, _echoes
+
+    index, pip_below = (100, 100, 124, 150, "10", 0.65), (104, 130, 128, 170, "10", 0.12)
+    echo = _echoes(_scored([index, pip_below]), ECHO_REACH, ECHO_WEAK, ECHO_SURE)
+    assert echo.tolist() == [False, True]
+
+
+@pytest.mark.parametrize("other, why", [
+    ((104, 130, 128, 170, "K", 0.12), "another rank"),
+    ((104, 130, 128, 170, "10", 0.45), "found surely: a tight fan of two 10s"),
+    ((100, 160, 124, 210, "10", 0.12), "more than one index size away"),
+])
+def test_other_boxes_beside_an_index_are_not_echoes(other, why):
+    from vision.reader import ECHO_REACH, ECHO_SURE, ECHO_WEAK, _echoes
+
+    echo = _echoes(_scored([(100, 100, 124, 150, "10", 0.65), other]), ECHO_REACH, ECHO_WEAK, ECHO_SURE)
+    assert not echo.any(), why
+
+
+def test_a_weak_box_beside_a_weak_one_stays():
+    from vision.reader import ECHO_REACH, ECHO_SURE, ECHO_WEAK, _echoes
+
+    rows = [(100, 100, 124, 150, "10", 0.3), (104, 130, 128, 170, "10", 0.12)]
+    assert not _echoes(_scored(rows), ECHO_REACH, ECHO_WEAK, ECHO_SURE).any()
+
+
 class _TurnSensitiveClassifier:
     """Stands in for the classifier session: reads class 0 from a crop whose top-left pixel is bright and
     class 1 otherwise, sure (0.95) when its centre pixel is bright and unsure (0.6) otherwise; records how

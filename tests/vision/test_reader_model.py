@@ -110,6 +110,14 @@ def test_a_card_filling_the_frame_is_read_on_the_wider_look(reader):
     assert [r.value for r in det.rank] == ["4"] and not det.abstain
 
 
+def test_a_pip_beside_an_index_is_not_a_second_card(reader):
+    """A real photo (realdev's edje_0147, a 10 and a queen): the detector also boxes, weakly, the big pip of
+    the queen's court figure beside her index, and the classifier reads that crop as a queen too. It is the
+    same index found twice (``ECHO_REACH``), not a third card."""
+    det = reader.read(REALDEV / "images" / "edje_0147.jpg")
+    assert sorted(r.value for r in det.rank) == ["10", "Q"] and not det.abstain
+
+
 def test_the_classifier_split_over_two_sessions_reads_as_one_session_does(reader):
     """The reader shares a frame's crops out between two single-threaded sessions (one per core); the
     probabilities must be those of one session reading the whole batch, in the same order, whatever the
