@@ -4,7 +4,8 @@
 
 Scores by rank within each image: the multiset of ranks read against the labelled one.
 Card-level precision / recall / F1 (summed over images), exact-image rate (multisets equal), abstain rate,
-per subset and overall, and the confusion of ranks (read cards matched to labelled cards whose box holds
+the photos read exactly without abstaining (exact&ans) and the photos read wrong without abstaining
+(wrong&ans, a count: what a referee must avoid), per subset and overall, and the confusion of ranks (read cards matched to labelled cards whose box holds
 the read card's centre; only where the labels have boxes).
 """
 
@@ -109,13 +110,15 @@ def main(argv=None) -> int:
             s["exact"] += int(Counter(pred) == Counter(truth))
             s["abstain"] += int(det.abstain)
             s["exact_answered"] += int(Counter(pred) == Counter(truth) and not det.abstain)
+            s["wrong_answered"] += int(Counter(pred) != Counter(truth) and not det.abstain)
             s["count_ok"] += int(len(pred) == len(truth))
         match_confusion(det, r, conf)
         if (k + 1) % 50 == 0:
             print(f"  {k + 1}/{len(rows)} images, {time.time() - t0:.0f}s", file=sys.stderr)
     out = {}
     print(f"\nreader accuracy on {a.realdev} ({len(rows)} images)")
-    print(f"{'subset':<12}{'images':>7}{'P':>7}{'R':>7}{'F1':>7}{'exact':>8}{'count':>8}{'abstain':>9}{'exact&ans':>11}")
+    print(f"{'subset':<12}{'images':>7}{'P':>7}{'R':>7}{'F1':>7}{'exact':>8}{'count':>8}{'abstain':>9}{'exact&ans':>11}"
+          f"{'wrong&ans':>11}")
     for key in sorted(stats, key=lambda x: (x == "overall", x)):
         s = stats[key]
         p, rc, f1 = prf(s["tp"], s["fp"], s["fn"])
@@ -124,9 +127,10 @@ def main(argv=None) -> int:
                     "exact_image_rate": round(s["exact"] / n, 4), "count_right_rate": round(s["count_ok"] / n, 4),
                     "abstain_rate": round(s["abstain"] / n, 4),
                     "exact_and_answered_rate": round(s["exact_answered"] / n, 4),
+                    "wrong_and_answered": s["wrong_answered"],
                     "tp": s["tp"], "fp": s["fp"], "fn": s["fn"]}
         print(f"{key:<12}{n:>7}{p:>7.3f}{rc:>7.3f}{f1:>7.3f}{s['exact'] / n:>8.3f}{s['count_ok'] / n:>8.3f}"
-              f"{s['abstain'] / n:>9.3f}{s['exact_answered'] / n:>11.3f}")
+              f"{s['abstain'] / n:>9.3f}{s['exact_answered'] / n:>11.3f}{s['wrong_answered']:>11d}")
     cols = RANKS + ["missed"]
     rows_ = RANKS + ["extra"]
     print("\nrank confusion (rows: labelled, columns: read; boxes matched by centre)")
