@@ -4,9 +4,10 @@
 
 Scores by rank within each image: the multiset of ranks read against the labelled one.
 Card-level precision / recall / F1 (summed over images), exact-image rate (multisets equal), abstain rate,
-the photos read exactly without abstaining (exact&ans) and the photos read wrong without abstaining
-(wrong&ans, a count: what a referee must avoid), per subset and overall, and the confusion of ranks (read cards matched to labelled cards whose box holds
-the read card's centre; only where the labels have boxes).
+the share of photos read exactly without abstaining (exact&ans) and the number read wrong without
+abstaining (wrong&ans: what a referee must avoid), per subset and overall, and the confusion of ranks
+(read cards matched to labelled cards whose box holds the read card's centre; only where the labels have
+boxes).
 """
 
 from __future__ import annotations

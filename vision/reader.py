@@ -271,15 +271,19 @@ def _not_inside(xyxy: np.ndarray, scores: np.ndarray, share: float) -> np.ndarra
     return keep
 
 
+def _size_and_centre(xyxy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each box's size (the square root of its area: the same for an index at any quarter turn) and centre."""
+    return np.sqrt(np.prod(xyxy[:, 2:] - xyxy[:, :2], axis=1).clip(1)), (xyxy[:, :2] + xyxy[:, 2:]) / 2
+
+
 def _echoes(det: "Detections", reach: float, weak: float, sure: float) -> np.ndarray:
     """Which read indices are an index found a second time: a weak box right beside a sure one of the same
     rank. On real photos the detector sometimes boxes the pip printed under or beside an index (or a court
     figure's corner pip) as a second, weak index; the classifier reads the crop, which holds the index too,
     as the same rank, and the card is counted twice. Two real indices of one rank this close (a tight fan of
-    same-rank cards) are both found surely. Boxes are not merged, only the weak one dropped: a lower score
-    that overlaps less than ``_not_inside`` asks is still no second card."""
-    size = np.sqrt(np.prod(det.xyxy[:, 2:] - det.xyxy[:, :2], axis=1).clip(1))
-    ctr = (det.xyxy[:, :2] + det.xyxy[:, 2:]) / 2
+    same-rank cards) are both found surely. ``_not_inside`` drops a box that lies mostly inside another; an
+    echo lies beside it."""
+    size, ctr = _size_and_centre(det.xyxy)
     best = det.rank_probs.argmax(1)
     apart = np.linalg.norm(ctr[:, None] - ctr[None, :], axis=2) / np.maximum(size[:, None], size[None, :])
     beside_sure = (apart < reach) & (best[:, None] == best[None, :]) & (det.confidence[None, :] >= sure)
@@ -504,8 +508,7 @@ class CardReader:
             out.indices = det
             out.abstain, out.reasons = True, ["no card index found"]
             return out
-        size = np.sqrt(np.prod(det.xyxy[:, 2:] - det.xyxy[:, :2], axis=1).clip(1))
-        ctr = (det.xyxy[:, :2] + det.xyxy[:, 2:]) / 2
+        size, ctr = _size_and_centre(det.xyxy)
         cands = []
         same = det.rank_probs @ det.rank_probs.T  # probability that two indices show the same rank
         min_same = self.pair_min_same
