@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from assistant.cards import Rank
-from vision.reader import PAIR_MIN_SAME, RANK_CONFIDENCE, CardReader, Detections, ImageError, Stabiliser, load_image
+from vision.reader import (ECHO_REACH, ECHO_SURE, ECHO_WEAK, PAIR_MIN_SAME, RANK_CONFIDENCE, CardReader, Detections,
+                           ImageError, Stabiliser, _echoes, load_image)
 
 
 def test_missing_file_says_so(tmp_path):
@@ -223,8 +224,6 @@ def _scored(rows):
 def test_a_weak_box_beside_a_sure_one_of_the_same_rank_is_that_index_found_twice():
     """A pip beside an index, boxed weakly and read as the index's rank (the crop holds the index too), would
     be a second card (realdev's edje_0147: a queen's court-figure pip, read as a second queen)."""
-    from vision.reader import ECHO_REACH, ECHO_SURE, ECHO_WEAK, _echoes
-
     index, pip_below = (100, 100, 124, 150, "10", 0.65), (104, 130, 128, 170, "10", 0.12)
     echo = _echoes(_scored([index, pip_below]), ECHO_REACH, ECHO_WEAK, ECHO_SURE)
     assert echo.tolist() == [False, True]
@@ -236,15 +235,11 @@ def test_a_weak_box_beside_a_sure_one_of_the_same_rank_is_that_index_found_twice
     ((100, 160, 124, 210, "10", 0.12), "more than one index size away"),
 ])
 def test_other_boxes_beside_an_index_are_not_echoes(other, why):
-    from vision.reader import ECHO_REACH, ECHO_SURE, ECHO_WEAK, _echoes
-
     echo = _echoes(_scored([(100, 100, 124, 150, "10", 0.65), other]), ECHO_REACH, ECHO_WEAK, ECHO_SURE)
     assert not echo.any(), why
 
 
 def test_a_weak_box_beside_a_weak_one_stays():
-    from vision.reader import ECHO_REACH, ECHO_SURE, ECHO_WEAK, _echoes
-
     rows = [(100, 100, 124, 150, "10", 0.3), (104, 130, 128, 170, "10", 0.12)]
     assert not _echoes(_scored(rows), ECHO_REACH, ECHO_WEAK, ECHO_SURE).any()
 
