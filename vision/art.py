@@ -360,6 +360,20 @@ def install_missing(run=subprocess.run, is_root: bool | None = None) -> list[str
     return problems
 
 
+def cached_index(cache: Path) -> dict:
+    """The rendered cache's index as it stands, without looking for the decks it was rendered from: how a
+    machine that has the cache but not the packages reads it (a lent GPU machine, after
+    ``vision.artpack unpack``)."""
+    index_path = cache / "index.json"
+    if not index_path.is_file():
+        raise SystemExit(f"no rendered card art in {cache} (index.json missing): render it where the decks "
+                         "install (any vision.synth command), or unpack a pack there (python -m vision.artpack)")
+    try:
+        return json.loads(index_path.read_text())
+    except json.JSONDecodeError as e:
+        raise SystemExit(f"{index_path} is not valid JSON ({e}): unpack or render the art again") from None
+
+
 def build_cache(cache: Path, progress=None, install: bool = True) -> dict:
     """Render every card of every English deck into ``cache`` (once) and write ``cache/index.json``;
     with ``install``, first install the art that is missing (:func:`install_missing`)."""

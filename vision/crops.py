@@ -250,11 +250,11 @@ def main(argv=None) -> int:
     p.add_argument("--prefix", default="", help="file name prefix (to add crops to a folder that has some)")
     a = p.parse_args(argv)
     if not a.text:  # print crops need no card art
-        bank = synth.ArtBank(a.art_cache, a.split, install=not a.no_install)
+        bank = synth.ArtBank(a.art_cache, a.split, install=not a.no_install, cache_only=a.cache_only)
         decks = [i for i, d in enumerate(bank.decks)
                  if cv2.imread(str(d[1] / "AS.png"), cv2.IMREAD_UNCHANGED).shape[0] >= 200]
         print(f"[crops] {len(decks)} decks: {', '.join(bank.decks[i][0] for i in decks)}", file=sys.stderr)
-    if a.font_decks and not a.no_install:
+    if a.font_decks and not (a.no_install or a.cache_only):
         for problem in fontdeck.install_fonts():
             print(f"[crops] could not install: {problem}", file=sys.stderr)
     for name in (*CLS_NAMES, NONE):

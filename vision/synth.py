@@ -118,8 +118,8 @@ def clutter(rng, img):
 # ---------------------------------------------------------------- cards
 
 class ArtBank:
-    def __init__(self, cache: Path, split: str, install: bool = True):
-        index = art.build_cache(cache, progress=_art_progress, install=install)
+    def __init__(self, cache: Path, split: str, install: bool = True, cache_only: bool = False):
+        index = art.cached_index(cache) if cache_only else art.build_cache(cache, progress=_art_progress, install=install)
         self.decks = []
         for name, e in sorted(index.items()):
             if (name in art.VAL_DECKS) != (split == "val"):
@@ -375,6 +375,9 @@ def generator_parser(prog: str, description: str) -> argparse.ArgumentParser:
     p.add_argument("--art-cache", type=Path, default=Path("/work/cards-data/art"))
     p.add_argument("--no-install", action="store_true",
                    help="only look for the card art; do not install what is missing (apt-get, npm)")
+    p.add_argument("--cache-only", action="store_true",
+                   help="use the rendered art in --art-cache as it stands, neither installing nor rendering "
+                        "(a machine without the decks, after python -m vision.artpack unpack)")
     return p
 
 
@@ -394,8 +397,8 @@ def main(argv=None) -> int:
                    help="resize each scene to another aspect ratio, by up to this factor (1: never); the "
                         "scenes are otherwise those the same seed gives without it")
     a = p.parse_args(argv)
-    bank = ArtBank(a.art_cache, a.split, install=not a.no_install)
-    if a.font_decks and not a.no_install:
+    bank = ArtBank(a.art_cache, a.split, install=not a.no_install, cache_only=a.cache_only)
+    if a.font_decks and not (a.no_install or a.cache_only):
         for problem in fontdeck.install_fonts():
             print(f"[synth] could not install: {problem}", file=sys.stderr)
     print(f"[synth] {len(bank.decks)} deck designs for {a.split}: {', '.join(d[0] for d in bank.decks)}", file=sys.stderr)

@@ -44,6 +44,7 @@ from assistant.cards import CLAIMABLE, SUITS
 
 os.environ.setdefault("YOLO_OFFLINE", "1")
 
+PICO_WIDTH = 0.1875
 PICO_YAML = """# YOLOv8 'pico': yolov8n depth, 0.1875 width, one class (corner index)
 nc: 1
 scales:
@@ -79,10 +80,45 @@ DET_IMGSZ = 416
 CLS_NAMES = tuple(sorted([r.value + s for r in CLAIMABLE for s in SUITS] + ["JOKER"]))
 
 
+def detector_yaml(width: float = PICO_WIDTH) -> str:
+    """The detector's architecture: the pico network, or the same at another width (channels scale
+    with it; the CPU cost of a frame grows about with its square)."""
+    if width == PICO_WIDTH:
+        return PICO_YAML
+    return PICO_YAML.replace(f"p: [0.33, {PICO_WIDTH}, 1024]", f"p: [0.33, {width}, 1024]").replace(
+        f"{PICO_WIDTH} width", f"{width} width")
+
+
+def _results_without_polars() -> None:
+    """ultralytics reads its ``results.csv`` with polars whenever it saves a checkpoint. A lent GPU machine
+    has no polars and its wheel cannot travel there (170 MB unpacked, over what a command may carry), so
+    where polars is missing the same file is read with the ``csv`` module, into the same columns."""
+    try:
+        import polars  # noqa: F401
+        return
+    except ImportError:
+        pass
+    import csv
+    from ultralytics.engine.trainer import BaseTrainer
+
+    def read_results_csv(self) -> dict:
+        try:
+            with open(self.csv, newline="") as f:
+                rows = list(csv.DictReader(f))
+        except OSError:
+            return {}
+        return {k.strip(): [float(r[k]) for r in rows] for k in rows[0]} if rows else {}
+
+    BaseTrainer.read_results_csv = read_results_csv
+
+
 def cmd_det(a) -> None:
     """Train (or resume) the detector run ``a.name``; ``--init`` starts it from another run's weights
-    (a second, shorter schedule at a lower learning rate: how training continues in a later session)."""
+    (a second, shorter schedule at a lower learning rate: how training continues in a later session).
+    The defaults are the shipped CPU schedules'; ``--device``, ``--batch``, ``--workers`` and ``--cache``
+    are for a GPU (``scripts/gpu_burst.sh``)."""
     from ultralytics import YOLO
+    _results_without_polars()
     run = a.runs / a.name
     last = run / "weights" / "last.pt"
     if last.exists():
@@ -93,13 +129,13 @@ def cmd_det(a) -> None:
         model, more = YOLO(str(a.init)), {"optimizer": "AdamW", "lr0": a.lr, "warmup_epochs": 0}
     else:
         yaml = a.runs / "yolov8p-index.yaml"
-        yaml.write_text(PICO_YAML)
+        yaml.write_text(detector_yaml(a.width))
         model, more = YOLO(str(yaml)), {}
-    model.train(data=str(_data_yaml(a, run)), single_cls=True, imgsz=DET_IMGSZ, epochs=a.epochs,
-                time=a.hours, batch=16, workers=0, device="cpu", project=str(a.runs), name=a.name,
+    model.train(data=str(_data_yaml(a, run)), single_cls=True, imgsz=a.imgsz, epochs=a.epochs,
+                time=a.hours, batch=a.batch, workers=a.workers, device=a.device, project=str(a.runs), name=a.name,
                 exist_ok=True, pretrained=bool(a.init), fliplr=0.0, flipud=0.0, degrees=0.0, mosaic=a.mosaic,
                 close_mosaic=1, scale=0.4, translate=0.1, hsv_h=0.02, patience=100, plots=False,
-                amp=False, seed=0, deterministic=False, cache=False, save_period=1, **more)
+                amp=False, seed=0, deterministic=False, cache=a.cache or False, save_period=1, **more)
 
 
 def _data_yaml(a, run: Path) -> Path:
@@ -125,7 +161,9 @@ def cmd_export(a) -> None:
     if not w.exists():
         print(f"no detector weights in {w.parent}", file=sys.stderr)
         raise SystemExit(1)
-    out = YOLO(str(w)).export(format="onnx", imgsz=DET_IMGSZ, opset=17, simplify=True, dynamic=False)
+    model = YOLO(str(w))
+    imgsz = int(model.ckpt.get("train_args", {}).get("imgsz", DET_IMGSZ))  # the size it was trained at
+    out = model.export(format="onnx", imgsz=imgsz, opset=17, simplify=True, dynamic=False)
     if a.float:
         shutil.copy(out, a.models / "index-det.onnx")
     else:
@@ -269,6 +307,14 @@ def main(argv=None) -> int:
                         "schedules, whose last epoch had none)")
     d.add_argument("--also", type=Path, nargs="*", default=[],
                    help="more scene folders (vision.synth --out) whose training scenes are added")
+    d.add_argument("--imgsz", type=int, default=DET_IMGSZ, help="training image size (the reader runs the "
+                   "detector at the size it was exported at)")
+    d.add_argument("--width", type=float, default=PICO_WIDTH, help="channel width of a network trained from "
+                   "scratch (the pico network's by default)")
+    d.add_argument("--device", default="cpu", help="cpu, or a CUDA device such as 0")
+    d.add_argument("--batch", type=int, default=16)
+    d.add_argument("--workers", type=int, default=0, help="data loader processes")
+    d.add_argument("--cache", choices=["ram", "disk"], help="keep the decoded scenes in memory or on disk")
     e = sub.add_parser("export")
     e.add_argument("--runs", type=Path, default=Path("/work/cards-runs"))
     e.add_argument("--models", type=Path, default=Path("models"))

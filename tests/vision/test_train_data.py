@@ -148,3 +148,14 @@ def test_a_fans_neighbours_lie_beside_the_index_and_never_over_it():
             assert step - index_w / 2 - margin >= index_w / 2 + 0.04 * k * index_w
         for c in under:
             assert float((np.array(c) - 100.0) @ along) < -index_w
+
+
+def test_a_wider_detector_differs_from_pico_only_in_its_width():
+    """``vision.train det --width``: the network trained from scratch on a lent GPU keeps the pico
+    network's depth and layers; only the channel width changes (the default is the shipped pico)."""
+    from vision.train import PICO_WIDTH, PICO_YAML, detector_yaml
+
+    assert detector_yaml() == PICO_YAML == detector_yaml(PICO_WIDTH)
+    wide = detector_yaml(0.25)
+    assert "p: [0.33, 0.25, 1024]" in wide and "0.1875" not in wide
+    assert wide.replace("0.25", "0.1875") == PICO_YAML

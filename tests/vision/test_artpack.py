@@ -1,0 +1,126 @@
+"""The card art travels to a lent GPU machine as a pack (``vision.artpack``) and is read there without the
+decks it was rendered from (``vision.synth --cache-only``): the unpacked cache holds the same pixels, a
+damaged or hostile pack is refused with a message that names what is wrong, and scenes render from the
+cache alone."""
+
+from __future__ import annotations
+
+import io
+import json
+import tarfile
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from assistant.cards import CLAIMABLE, SUITS
+from vision import art, artpack, synth
+
+CODES = [r.value + s for r in CLAIMABLE for s in SUITS]
+
+
+def _card(code: str, rng: np.random.Generator) -> np.ndarray:
+    """A small card: white paper on a transparent margin (black under it, as rsvg renders), a dark index
+    block in two corners and some random ink."""
+    img = np.zeros((120, 86, 4), np.uint8)
+    img[4:-4, 4:-4] = (250, 250, 250, 255)
+    img[8:30, 8:22, :3] = 20
+    img[-30:-8, -22:-8, :3] = 20
+    ink = rng.integers(0, 255, (40, 40, 3), dtype=np.uint8)
+    img[40:80, 23:63, :3] = ink
+    return img
+
+
+def _cache(root: Path, deck: str = "test:plain") -> Path:
+    rng = np.random.default_rng(0)
+    folder = root / deck.replace(":", "__")
+    folder.mkdir(parents=True)
+    for code in CODES:
+        cv2.imwrite(str(folder / f"{code}.png"), _card(code, rng))
+    index = {deck: {"folder": folder.name, "cards": sorted(CODES),
+                    "index_boxes": [[0.09, 0.07, 0.26, 0.25], [0.74, 0.75, 0.91, 0.93]]}}
+    (root / "index.json").write_text(json.dumps(index))
+    return root
+
+
+def test_unpacked_art_has_the_same_pixels_and_index(tmp_path):
+    cache = _cache(tmp_path / "art")
+    assert artpack.pack(cache, tmp_path / "art.tar") == 52
+    assert artpack.unpack(tmp_path / "art.tar", tmp_path / "back") == 52
+    assert (tmp_path / "back" / "index.json").read_text() == (cache / "index.json").read_text()
+    for png in cache.glob("*/*.png"):
+        back = cv2.imread(str(tmp_path / "back" / png.parent.name / png.name), cv2.IMREAD_UNCHANGED)
+        assert np.array_equal(back, cv2.imread(str(png), cv2.IMREAD_UNCHANGED)), png.name
+
+
+def test_colour_under_clear_pixels_comes_back_black(tmp_path):
+    """WebP does not keep the colour where a pixel is fully transparent; the pack stores it black at both
+    ends, so what is visible is exact and what is not is defined."""
+    cache = _cache(tmp_path / "art")
+    png = cache / "test__plain" / "AS.png"
+    img = cv2.imread(str(png), cv2.IMREAD_UNCHANGED)
+    img[:4, :, :3] = 200  # colour under the clear margin
+    cv2.imwrite(str(png), img)
+    artpack.pack(cache, tmp_path / "art.tar")
+    artpack.unpack(tmp_path / "art.tar", tmp_path / "back")
+    back = cv2.imread(str(tmp_path / "back" / "test__plain" / "AS.png"), cv2.IMREAD_UNCHANGED)
+    assert (back[:4, :, :3] == 0).all()
+    assert np.array_equal(back[4:], img[4:])
+
+
+def test_a_cache_without_index_is_not_packed(tmp_path):
+    with pytest.raises(artpack.PackError, match="index.json is missing"):
+        artpack.pack(tmp_path, tmp_path / "art.tar")
+    assert not (tmp_path / "art.tar").exists()
+
+
+def test_a_pack_entry_outside_the_cache_is_refused(tmp_path):
+    bad = tmp_path / "bad.tar"
+    with tarfile.open(bad, "w") as tar:
+        evil = tmp_path / "evil.webp"
+        evil.write_bytes(b"x")
+        tar.add(evil, arcname="../evil.webp")
+    with pytest.raises(artpack.PackError, match=r"unexpected entry '\.\./evil\.webp'"):
+        artpack.unpack(bad, tmp_path / "art")
+    assert not (tmp_path / "art").exists()
+
+
+def test_a_corrupt_image_in_the_pack_is_named(tmp_path):
+    cache = _cache(tmp_path / "art")
+    artpack.pack(cache, tmp_path / "art.tar")
+    with tarfile.open(tmp_path / "art.tar") as tar:
+        members = [(m, tar.extractfile(m).read()) for m in tar.getmembers()]
+    with tarfile.open(tmp_path / "broken.tar", "w") as tar:
+        for m, data in members:
+            data = b"not an image" if m.name.endswith("/QH.webp") else data
+            m.size = len(data)
+            tar.addfile(m, io.BytesIO(data))
+    with pytest.raises(artpack.PackError, match="QH.webp is not a readable image"):
+        artpack.unpack(tmp_path / "broken.tar", tmp_path / "back")
+
+
+def test_the_command_says_what_is_missing(tmp_path, capsys):
+    assert artpack.main(["unpack", "--pack", str(tmp_path / "none.tar"), "--art", str(tmp_path / "art")]) == 1
+    assert f"no art pack at {tmp_path / 'none.tar'}" in capsys.readouterr().err
+
+
+def test_scenes_render_from_the_cache_alone(tmp_path, monkeypatch):
+    """``vision.synth --cache-only`` on an unpacked pack: no deck is looked for or installed, and the
+    scenes and their labels are written."""
+    cache = _cache(tmp_path / "art")
+    artpack.pack(cache, tmp_path / "art.tar")
+    artpack.unpack(tmp_path / "art.tar", tmp_path / "unpacked")
+    monkeypatch.setattr(art, "build_cache", lambda *a, **k: pytest.fail("looked for the decks"))
+    out = tmp_path / "scenes"
+    assert synth.main(["--out", str(out), "--count", "3", "--seed", "1", "--art-cache", str(tmp_path / "unpacked"),
+                       "--cache-only"]) == 0
+    assert len(list((out / "images" / "train").glob("*.jpg"))) == 3
+    labels = [json.loads(p.read_text()) for p in sorted((out / "meta" / "train").glob("*.json"))]
+    assert all(b["deck"] == "test:plain" for meta in labels for b in meta["boxes"])
+    assert any(meta["boxes"] for meta in labels)
+
+
+def test_cache_only_without_a_cache_says_how_to_get_one(tmp_path):
+    with pytest.raises(SystemExit, match="no rendered card art in .*vision.artpack"):
+        art.cached_index(tmp_path)
