@@ -36,6 +36,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -155,12 +156,16 @@ def cmd_export(a) -> None:
     from ultralytics import YOLO
     a.models.mkdir(parents=True, exist_ok=True)
     # the classifier is exported by vision.train_cls
-    w = a.runs / a.name / "weights" / "best.pt"
-    if not w.exists():
+    w = a.weights or a.runs / a.name / "weights" / "best.pt"
+    if not (a.weights or w.exists()):
         w = a.runs / a.name / "weights" / "last.pt"
     if not w.exists():
-        print(f"no detector weights in {w.parent}", file=sys.stderr)
+        print(f"no detector weights at {w}", file=sys.stderr)
         raise SystemExit(1)
+    if a.weights:  # ultralytics writes the ONNX file beside the weights, and fetched files are read-only
+        copy = Path(tempfile.mkdtemp(prefix="det-export-")) / w.name
+        shutil.copy(w, copy)
+        w = copy
     model = YOLO(str(w))
     imgsz = int(model.ckpt.get("train_args", {}).get("imgsz", DET_IMGSZ))  # the size it was trained at
     out = model.export(format="onnx", imgsz=imgsz, opset=17, simplify=True, dynamic=False)
@@ -319,6 +324,8 @@ def main(argv=None) -> int:
     e.add_argument("--runs", type=Path, default=Path("/work/cards-runs"))
     e.add_argument("--models", type=Path, default=Path("models"))
     e.add_argument("--name", default="det", help="the run to export")
+    e.add_argument("--weights", type=Path, help="export these weights instead of the run's (a best.pt that "
+                   "scripts/gpu_burst.sh brought back)")
     e.add_argument("--data", type=Path, default=Path("/work/cards-data/det1"),
                    help="synthetic scenes whose training images calibrate the int8 quantisation")
     e.add_argument("--calibration", type=int, default=200, help="calibration scenes")
