@@ -165,6 +165,30 @@ def _card_homography(rng, cw, ch, center, height_px, angle, persp):
     return cv2.getPerspectiveTransform(src, pts.astype(np.float32))
 
 
+def tight_layout(rng, n, w, h):
+    """Centers, angles and a common card height for n cards laid as one or two tight fans or rows, each
+    card over the last but for a strip as wide as its index (a whole suit, or a pile laid out after a
+    call): indices side by side, each partly covered by the next card's edge."""
+    short = min(w, h)
+    height = float(np.exp(rng.uniform(np.log(120), np.log(short * 0.6))))
+    rows = 2 if n > 10 and rng.random() < 0.5 else 1
+    base = rng.uniform(0, 360)
+    d = np.deg2rad(base + rng.choice([0, 90, 180, 270]) + rng.normal(0, 6))
+    along, across = np.array([np.cos(d), np.sin(d)]), np.array([-np.sin(d), np.cos(d)])
+    step = height * rng.uniform(0.07, 0.15)
+    splay = rng.uniform(1, 5) if rng.random() < 0.5 else 0.0
+    centre = np.array([rng.uniform(0.35, 0.65) * w, rng.uniform(0.35, 0.65) * h])
+    per_row = -(-n // rows)
+    cards = []
+    for r in range(rows):
+        k = min(per_row, n - r * per_row)
+        start = centre + across * height * 1.05 * (r - (rows - 1) / 2) - along * step * (k - 1) / 2
+        for i in range(k):
+            c = start + along * step * i
+            cards.append(((c[0], c[1]), base + splay * (i - (k - 1) / 2) + rng.normal(0, 1.5)))
+    return cards, height
+
+
 def layout(rng, n, w, h, spread: bool = False):
     """Centers, angles and a common card height for n cards; ``spread``: scattered, each card 90 px tall
     to under half the frame."""
@@ -226,12 +250,13 @@ def reveal_picks(rng, codes: list[str]) -> np.ndarray:
 
 
 def render_scene(rng, bank: ArtBank, reveal: bool = False, spread: bool = False, jokers: float = 0.0,
-                 font_decks: float = 0.0):
+                 font_decks: float = 0.0, tight: bool = False):
     """One table scene and its index labels; ``reveal``: the cards of a Cheat reveal, from one design;
     ``spread``: 5 to 12 distinct cards of one design spread over the table (a pile shown after a call, or
     a hand laid out), where many indices lie within a card's reach of indices of other cards; ``jokers``:
     the share of cards replaced by a procedural joker (``vision.jokers``) of the bank's split;
-    ``font_decks``: the chance that the scene's cards are of one new procedural design (``vision.fontdeck``)."""
+    ``font_decks``: the chance that the scene's cards are of one new procedural design (``vision.fontdeck``);
+    ``tight``: 8 to 16 distinct cards of one design in tight fans or rows (``tight_layout``)."""
     w, h = [(640, 480), (640, 640), (480, 640), (640, 360), (640, 480)][int(rng.integers(0, 5))]
     img = background(rng, h, w)
     clutter(rng, img)
@@ -242,14 +267,16 @@ def render_scene(rng, bank: ArtBank, reveal: bool = False, spread: bool = False,
     # Cheat is mostly one deck: draw distinct cards, sometimes from a second design too
     if spread:
         n = int(rng.integers(5, 13))
+    if tight:
+        n = int(rng.integers(8, 17))
     picks = reveal_picks(rng, codes) if reveal else rng.choice(len(codes), size=min(n, len(codes)), replace=False)
-    place, height = layout(rng, len(picks), w, h, spread)
+    place, height = tight_layout(rng, len(picks), w, h) if tight else layout(rng, len(picks), w, h, spread)
     occ = np.full((h, w), -2, np.int32)  # id of the top card at each pixel (-2 table, -1 finger)
     polys = []  # per card: list of (index polygon, code)
     persp = rng.uniform(0, 0.06)
     style = fontdeck.random_style(rng, bank.split) if font_decks and rng.random() < font_decks else None
     for k, (pi, (center, angle)) in enumerate(zip(picks, place)):
-        di = deck_i if reveal or spread or rng.random() > 0.1 else int(rng.integers(0, len(bank.decks)))
+        di = deck_i if reveal or spread or tight or rng.random() > 0.1 else int(rng.integers(0, len(bank.decks)))
         code = bank.decks[di][2][int(pi) % len(bank.decks[di][2])]
         if style is None:
             card, boxes = bank.card(di, code)
@@ -393,6 +420,9 @@ def main(argv=None) -> int:
                         "(vision.fontdeck); default none")
     p.add_argument("--spread", action="store_true",
                    help="scenes of 5-12 cards of one design spread over the table, for validating the reader")
+    p.add_argument("--tight", action="store_true",
+                   help="scenes of 8-16 cards of one design in tight fans or rows, each card over the last but "
+                        "for a strip with its index (a suit or a pile laid out after a call)")
     p.add_argument("--stretch", type=float, default=1.0,
                    help="resize each scene to another aspect ratio, by up to this factor (1: never); the "
                         "scenes are otherwise those the same seed gives without it")
@@ -407,7 +437,7 @@ def main(argv=None) -> int:
     t0 = time.time()
     for i in range(a.start, a.start + a.count):
         rng = np.random.default_rng([a.seed, i, 0 if a.split == "train" else 1])
-        img, labels = render_scene(rng, bank, a.reveal, a.spread, a.jokers, a.font_decks)
+        img, labels = render_scene(rng, bank, a.reveal, a.spread, a.jokers, a.font_decks, a.tight)
         stem = f"{i:06d}"
         q = int(rng.integers(35, 96))
         if a.stretch > 1:

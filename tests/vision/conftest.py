@@ -1,6 +1,39 @@
+import json
 import sys
 from pathlib import Path
+
+import cv2
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+from assistant.cards import CLAIMABLE, SUITS  # noqa: E402
+
+CODES = [r.value + s for r in CLAIMABLE for s in SUITS]
+
+
+def _plain_card(rng: np.random.Generator) -> np.ndarray:
+    """A small card: white paper on a transparent margin (black under it, as rsvg renders), a dark index
+    block in two corners and some random ink."""
+    img = np.zeros((120, 86, 4), np.uint8)
+    img[4:-4, 4:-4] = (250, 250, 250, 255)
+    img[8:30, 8:22, :3] = 20
+    img[-30:-8, -22:-8, :3] = 20
+    img[40:80, 23:63, :3] = rng.integers(0, 255, (40, 40, 3), dtype=np.uint8)
+    return img
+
+
+def tiny_art_cache(root: Path, deck: str = "test:plain") -> Path:
+    """A rendered-art cache of one 52-card deck of small plain cards, as ``vision.art`` writes one, for
+    the generators' tests (CI has no card art)."""
+    rng = np.random.default_rng(0)
+    folder = root / deck.replace(":", "__")
+    folder.mkdir(parents=True)
+    for code in CODES:
+        cv2.imwrite(str(folder / f"{code}.png"), _plain_card(rng))
+    index = {deck: {"folder": folder.name, "cards": sorted(CODES),
+                    "index_boxes": [[0.09, 0.07, 0.26, 0.25], [0.74, 0.75, 0.91, 0.93]]}}
+    (root / "index.json").write_text(json.dumps(index))
+    return root

@@ -14,35 +14,9 @@ import cv2
 import numpy as np
 import pytest
 
-from assistant.cards import CLAIMABLE, SUITS
 from vision import art, artpack, synth
 
-CODES = [r.value + s for r in CLAIMABLE for s in SUITS]
-
-
-def _card(code: str, rng: np.random.Generator) -> np.ndarray:
-    """A small card: white paper on a transparent margin (black under it, as rsvg renders), a dark index
-    block in two corners and some random ink."""
-    img = np.zeros((120, 86, 4), np.uint8)
-    img[4:-4, 4:-4] = (250, 250, 250, 255)
-    img[8:30, 8:22, :3] = 20
-    img[-30:-8, -22:-8, :3] = 20
-    ink = rng.integers(0, 255, (40, 40, 3), dtype=np.uint8)
-    img[40:80, 23:63, :3] = ink
-    return img
-
-
-def _cache(root: Path, deck: str = "test:plain") -> Path:
-    rng = np.random.default_rng(0)
-    folder = root / deck.replace(":", "__")
-    folder.mkdir(parents=True)
-    for code in CODES:
-        cv2.imwrite(str(folder / f"{code}.png"), _card(code, rng))
-    index = {deck: {"folder": folder.name, "cards": sorted(CODES),
-                    "index_boxes": [[0.09, 0.07, 0.26, 0.25], [0.74, 0.75, 0.91, 0.93]]}}
-    (root / "index.json").write_text(json.dumps(index))
-    return root
-
+from .conftest import tiny_art_cache as _cache
 
 def test_unpacked_art_has_the_same_pixels_and_index(tmp_path):
     cache = _cache(tmp_path / "art")

@@ -2,6 +2,7 @@
 ``vision.synth --stretch`` keeps each label on its index, and the whole recipe (``vision.train all``) runs in
 order and resumes after its last finished step."""
 
+import json
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -159,3 +160,40 @@ def test_a_wider_detector_differs_from_pico_only_in_its_width():
     wide = detector_yaml(0.25)
     assert "p: [0.33, 0.25, 1024]" in wide and "0.1875" not in wide
     assert wide.replace("0.25", "0.1875") == PICO_YAML
+
+
+def test_a_tight_fan_lays_cards_an_index_strip_apart():
+    """``vision.synth --tight``: 8-16 cards in one or two fans or rows, each card's centre a small step
+    (7-15% of the card's height) from the last in its row, so that only a strip with its index shows."""
+    import numpy as np
+
+    from vision.synth import tight_layout
+
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        n = int(rng.integers(8, 17))
+        cards, height = tight_layout(rng, n, 640, 480)
+        assert len(cards) == n and 120 <= height <= 480 * 0.6
+        centres = np.array([c for c, _ in cards])
+        steps = np.linalg.norm(np.diff(centres, axis=0), axis=1) / height
+        in_row = steps < 0.5  # the jump to a second row is a card's height
+        assert in_row.sum() >= n - 2 and ((steps[in_row] >= 0.07) & (steps[in_row] <= 0.15 + 1e-6)).all()
+
+
+def test_tight_scenes_are_of_one_design(tmp_path):
+    from vision import synth
+
+    from .conftest import tiny_art_cache
+
+    tiny_art_cache(tmp_path / "art")
+    tiny_art_cache(tmp_path / "art2", deck="test:other")
+    (tmp_path / "art" / "test__other").symlink_to(tmp_path / "art2" / "test__other")
+    index = json.loads((tmp_path / "art" / "index.json").read_text())
+    index.update(json.loads((tmp_path / "art2" / "index.json").read_text()))
+    (tmp_path / "art" / "index.json").write_text(json.dumps(index))
+    out = tmp_path / "tight"
+    assert synth.main(["--out", str(out), "--count", "6", "--seed", "3", "--art-cache", str(tmp_path / "art"),
+                       "--cache-only", "--tight"]) == 0
+    for meta in sorted((out / "meta" / "train").glob("*.json")):
+        boxes = json.loads(meta.read_text())["boxes"]
+        assert len({b["deck"] for b in boxes}) <= 1
