@@ -297,6 +297,8 @@ def main(argv=None) -> int:
     ap.add_argument("--teacher", type=Path, help="a classifier file (e.g. the mean of three schedules) whose probabilities "
                     "on each augmented crop the network learns to match: one network that reads like several "
                     "(with --export: named in the file's metadata)")
+    ap.add_argument("--device", default="cpu", help="where the network trains: cpu, or a CUDA device such as cuda:0")
+    ap.add_argument("--batch", type=int, default=96, help="crops a step (96 in the shipped schedules)")
     ap.add_argument("--soft", type=float, default=0.7,
                     help="with --teacher: the share of the loss spent matching the teacher (the rest: the crop's label)")
     a = ap.parse_args(argv)
@@ -304,7 +306,7 @@ def main(argv=None) -> int:
     a.out.mkdir(parents=True, exist_ok=True)
     if a.export:
         net = index_net(pretrained=False)
-        net.load_state_dict(torch.load(a.out / "best.pt")["model"])
+        net.load_state_dict(torch.load(a.out / "best.pt", map_location="cpu")["model"])
         export(net, a.export, a.data / "train" if a.int8 else None, a.teacher)
         return 0
     t0 = time.time()
@@ -325,11 +327,14 @@ def main(argv=None) -> int:
     else:
         net = index_net()
         if fresh:
-            net.load_state_dict(torch.load(a.init)["model"])
+            net.load_state_dict(torch.load(a.init, map_location="cpu")["model"])
             print(f"starting from {a.init}", flush=True)
+    # the crops stay in memory on the CPU, where they are augmented; the network trains on --device
+    device = torch.device(a.device)
+    net.to(device)
     ytr_t = torch.from_numpy(ytr)
     teacher = session(a.teacher) if a.teacher else None
-    bs = 96
+    bs = a.batch
     steps_per_epoch = (min(a.samples, len(ytr)) + bs - 1) // bs
     params = [p for p in net.parameters() if p.requires_grad]
     opt = torch.optim.AdamW(params, lr=a.lr, weight_decay=1e-4)
@@ -337,7 +342,7 @@ def main(argv=None) -> int:
     start, best = 0, 0.0
     log = a.out / "results.jsonl"
     if (a.out / "last.pt").exists():
-        ck = torch.load(a.out / "last.pt")
+        ck = torch.load(a.out / "last.pt", map_location=device)
         net.load_state_dict(ck["model"])
         opt.load_state_dict(ck["opt"])
         sched.load_state_dict(ck["sched"])
@@ -352,23 +357,25 @@ def main(argv=None) -> int:
         for s in range(steps_per_epoch):
             idx = perm[s * bs:(s + 1) * bs]
             x = augment(xtr_t[idx].float() / 255, g, a.max_stretch)
-            out = net(normalised(x))
-            loss = F.cross_entropy(out, ytr_t[idx], label_smoothing=0.05)
+            out = net(normalised(x).to(device))
+            target = ytr_t[idx].to(device)
+            loss = F.cross_entropy(out, target, label_smoothing=0.05)
             if teacher is not None:
-                loss = a.soft * distillation_loss(out, teacher_probs(teacher, x)) + (1 - a.soft) * loss
+                loss = a.soft * distillation_loss(out, teacher_probs(teacher, x).to(device)) + (1 - a.soft) * loss
             opt.zero_grad()
             loss.backward()
             opt.step()
             sched.step()
             tl += float(loss.detach()) * len(idx)
-            tc += int((out.argmax(1) == ytr_t[idx]).sum())
+            tc += int((out.argmax(1) == target).sum())
             seen += len(idx)
             if s % 50 == 0:
                 print(f"epoch {ep} step {s}/{steps_per_epoch} loss {tl / seen:.3f} acc {tc / seen:.3f} "
                       f"{(time.time() - t_start) / 60:.1f} min", flush=True)
         net.eval()
         with torch.no_grad():
-            pred = torch.cat([net(normalised(xva_t[i:i + 256])).argmax(1) for i in range(0, len(yva), 256)])
+            pred = torch.cat([net(normalised(xva_t[i:i + 256]).to(device)).argmax(1).cpu()
+                              for i in range(0, len(yva), 256)])
         rec = {"epoch": ep, "train_loss": tl / seen, "train_acc": tc / seen, **scores(pred.numpy(), yva),
                "minutes": (time.time() - t_start) / 60}
         if teacher is not None:
