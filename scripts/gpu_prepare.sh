@@ -28,7 +28,7 @@ if [ $# -ge 1 ]; then
 else
     rm -f .gpu/init.pt
 fi
-tracked=$(git ls-files -z | xargs -0 du -cb | tail -1 | cut -f1)
+tracked=$(git ls-files -z | xargs -0 stat -c %s | awk '{ s += $1 } END { print s + 0 }')
 extra=$(du -sb .gpu | cut -f1)
 total=$(( (tracked + extra) / 1048576 ))
 echo ".gpu: $(( extra / 1048576 )) MiB ($(ls .gpu/whl)$( [ -f .gpu/init.pt ] && echo ', init.pt')); with the repository $total MiB of 64" >&2
