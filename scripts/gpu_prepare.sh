@@ -31,7 +31,7 @@ fi
 tracked=$(git ls-files -z | xargs -0 stat -c %s | awk '{ s += $1 } END { print s + 0 }')
 extra=$(du -sb .gpu | cut -f1)
 total=$(( (tracked + extra) / 1048576 ))
-echo ".gpu: $(( extra / 1048576 )) MiB ($(ls .gpu/whl)$( [ -f .gpu/init.pt ] && echo ', init.pt')); with the repository $total MiB of 64" >&2
+echo ".gpu: $(( extra / 1048576 )) MiB ($(ls .gpu/whl | paste -sd " ")$( [ -f .gpu/init.pt ] && echo ', init.pt')); with the repository $total MiB of 64" >&2
 if [ "$total" -ge 64 ]; then
     echo "too large to travel: leave out the init weights or untracked files" >&2
     exit 1
