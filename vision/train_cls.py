@@ -197,6 +197,7 @@ def export(net: nn.Module, path: Path, calibration: Path | None = None, teacher:
     from vision.ensemble import members_of
 
     net.eval()
+    path.parent.mkdir(parents=True, exist_ok=True)
     float_path = path.with_suffix(".float.onnx")
     torch.onnx.export(Exported(net), torch.zeros(1, 3, SIZE, SIZE), str(float_path), opset_version=17,
                       input_names=["images"], output_names=["output0"],
