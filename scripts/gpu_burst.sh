@@ -37,8 +37,8 @@ log="$OUT/burst.log"
 t0=$(date +%s)
 stage() { echo "[burst $(( $(date +%s) - t0 ))s] $*" | tee -a "$log" >&2; }
 
-stage "installing the carried wheels"
 if ! "$PYTHON" -c "import ultralytics" 2>/dev/null; then
+    stage "installing the carried wheels"
     ls .gpu/whl/*.whl >/dev/null 2>&1 || { stage "no wheels in .gpu/whl: run scripts/gpu_prepare.sh first"; exit 1; }
     "$PYTHON" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$WORK/site" .gpu/whl/*.whl
     export PYTHONPATH="$WORK/site${PYTHONPATH:+:$PYTHONPATH}"
