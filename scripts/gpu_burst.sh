@@ -96,7 +96,7 @@ train_classifier() {
     local dev=$DEVICE
     [[ "$dev" =~ ^[0-9]+$ ]] && dev="cuda:$dev"
     "$PYTHON" -m vision.train_cls --data "$cls" --out "$WORK/runs/cls-burst" --init "$WORK/member.onnx" --lr "$LR" \
-        --epochs 400 --samples "$CROPS" --minutes "$MINUTES" --device "$dev" --batch "$BATCH" > "$OUT/train.log" 2>&1
+        --epochs 400 --fit --samples "$CROPS" --minutes "$MINUTES" --device "$dev" --batch "$BATCH" > "$OUT/train.log" 2>&1
     local code=$?
     keep "$WORK/runs/cls-burst/best.pt" "$WORK/runs/cls-burst/results.jsonl"
     return $code

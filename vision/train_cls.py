@@ -123,6 +123,22 @@ def agreement(net: nn.Module, onnx_path: Path, x: torch.Tensor) -> float:
     return float(np.mean(ours == theirs))
 
 
+#: With ``--fit``, the schedule is sized to ``--minutes`` from the time of this many first steps.
+FIT_STEPS = 20
+
+
+def fitted_schedule(opt, lr: float, minutes: float, steps_done: int, seconds: float, steps_per_epoch: int):
+    """A one-cycle schedule as long as ``minutes`` hold at the speed of the ``steps_done`` steps so far
+    (nine tenths of them: validation and checkpoints take the rest), continuing from those steps; and its
+    length in epochs. Why: on a lent GPU the time is fixed and the speed unknown beforehand, and a
+    schedule sized for more epochs than fit would stop before its rate comes down."""
+    total = max(steps_done + 1, int(minutes * 60 * 0.9 * steps_done / seconds))
+    epochs = -(-total // steps_per_epoch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=epochs * steps_per_epoch, pct_start=0.1,
+                                                last_epoch=steps_done - 1)
+    return sched, epochs
+
+
 def normalised(x: torch.Tensor) -> torch.Tensor:
     """0..1 RGB to the -1..1 range the network is trained and exported with."""
     return (x - 0.5) / 0.5
@@ -300,6 +316,8 @@ def main(argv=None) -> int:
                     "(with --export: named in the file's metadata)")
     ap.add_argument("--device", default="cpu", help="where the network trains: cpu, or a CUDA device such as cuda:0")
     ap.add_argument("--batch", type=int, default=96, help="crops a step (96 in the shipped schedules)")
+    ap.add_argument("--fit", action="store_true", help="size the schedule to --minutes from the speed of its first "
+                    f"{FIT_STEPS} steps (--epochs is then only an upper bound)")
     ap.add_argument("--soft", type=float, default=0.7,
                     help="with --teacher: the share of the loss spent matching the teacher (the rest: the crop's label)")
     a = ap.parse_args(argv)
@@ -348,9 +366,12 @@ def main(argv=None) -> int:
         opt.load_state_dict(ck["opt"])
         sched.load_state_dict(ck["sched"])
         start, best = ck["epoch"] + 1, ck["best"]
+        a.epochs = ck.get("epochs", a.epochs)  # as fitted (--fit)
         print(f"resumed at epoch {start}", flush=True)
     t_start = time.time()
     for ep in range(start, a.epochs):
+        if ep >= a.epochs:  # --fit shortened the schedule
+            break
         g = torch.Generator().manual_seed(1000 + ep + 100_000 * a.seed)  # the same draw again when an epoch is resumed
         set_train(net)
         perm = torch.randperm(len(ytr), generator=g)[:steps_per_epoch * bs]
@@ -367,6 +388,9 @@ def main(argv=None) -> int:
             loss.backward()
             opt.step()
             sched.step()
+            if a.fit and ep == 0 and s + 1 == min(FIT_STEPS, steps_per_epoch):
+                sched, a.epochs = fitted_schedule(opt, a.lr, a.minutes, s + 1, time.time() - t_start, steps_per_epoch)
+                print(f"schedule fitted to {a.minutes} minutes: {a.epochs} epochs of {steps_per_epoch} steps", flush=True)
             tl += float(loss.detach()) * len(idx)
             tc += int((out.argmax(1) == target).sum())
             seen += len(idx)
@@ -389,7 +413,7 @@ def main(argv=None) -> int:
             best = rec["val_acc"]
             torch.save({"model": net.state_dict(), "epoch": ep, **rec}, a.out / "best.pt")
         torch.save({"model": net.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(), "epoch": ep,
-                    "best": best}, a.out / "last.pt")
+                    "best": best, "epochs": a.epochs}, a.out / "last.pt")
         if (time.time() - t_start) / 60 > a.minutes:
             print("time budget reached", flush=True)
             break
