@@ -57,12 +57,7 @@ for k in $(seq 0 $(( JOBS - 1 ))); do
     [ $(( k % STRETCH_EVERY )) -eq $(( STRETCH_EVERY - 1 )) ] && stretch=1.8
     gen --count "$per" --start $(( k * per )) --seed 7 --stretch "$stretch" & pids+=($!)
 done
-vper=$(( (VAL + JOBS - 1) / JOBS ))
-for k in $(seq 0 $(( JOBS - 1 ))); do
-    [ $(( k * vper )) -lt "$VAL" ] || break
-    n=$(( VAL - k * vper < vper ? VAL - k * vper : vper ))
-    gen --count "$n" --start $(( k * vper )) --seed 7 --split val & pids+=($!)
-done
+gen --count "$VAL" --seed 7 --split val & pids+=($!)  # one process: done before the training slices
 for p in "${pids[@]}"; do wait "$p" || { tail -5 "$WORK/synth.err" | tee -a "$log"; stage "scene rendering failed"; exit 1; }; done
 stage "scenes: $(ls "$WORK/det/images/train" | wc -l) training, $(ls "$WORK/det/images/val" | wc -l) validation"
 
@@ -71,6 +66,8 @@ keep() {  # copy those of these files that exist into $OUT
 }
 
 train_detector() {
+    local hours workers=$(( JOBS > 2 ? JOBS - 2 : 0 ))
+    hours=$("$PYTHON" -c "print($MINUTES / 60)")
     stage "training the detector for $MINUTES minutes on device $DEVICE (imgsz $IMGSZ, ${INIT:-width $WIDTH from scratch})"
     "$PYTHON" -m vision.train det --data "$WORK/det" --runs "$WORK/runs" --name burst --hours "$hours" --epochs 400 \
         --imgsz "$IMGSZ" --width "$WIDTH" --device "$DEVICE" --batch "$BATCH" --workers "$workers" --cache ram \
@@ -102,8 +99,6 @@ train_classifier() {
     return $code
 }
 
-hours=$("$PYTHON" -c "print($MINUTES / 60)")
-workers=$(( JOBS > 2 ? JOBS - 2 : 0 ))
 set +e
 "train_$WHAT"
 code=$?
