@@ -19,7 +19,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision import fontdeck, synth
+from vision import art, fontdeck, synth
 from vision.jokers import joker_card, print_patch, text_clutter
 from vision.reader import NOT_AN_INDEX as NONE
 from vision.reader import square_crop
@@ -146,6 +146,62 @@ def sample(rng, bank: synth.ArtBank, decks, size: int = 48, jokers: float = 0.0,
     return _cut(rng, img, card, box, H, S, index_h, size, code)
 
 
+def _face_box(rng, card: np.ndarray, boxes, tries: int = 40):
+    """A box on ``card``'s face (shares of its width and height) that shows print but no corner index: a
+    pip, part of a court figure, the ace's emblem, as large as an index or up to twice as large. It keeps
+    clear of every index box as the reader's crop would see it (the box grown by 0.6 a side, past the crop's
+    margin and jitter), and of the mirrored corners, so no
+    crop labelled ``NONE`` shows an index. None when the card has no such place."""
+    ch, cw = card.shape[:2]
+    ink = art._ink_mask(card)
+    ih = float(np.median([b[3] - b[1] for b in boxes]))
+    iw = float(np.median([b[2] - b[0] for b in boxes]))
+    # some designs print an index in all four corners: keep clear of the mirrored places too
+    corners = [m for b in boxes for m in (b, (1 - b[2], b[1], 1 - b[0], b[3]), (b[0], 1 - b[3], b[2], 1 - b[1]),
+                                          (1 - b[2], 1 - b[3], 1 - b[0], 1 - b[1]))]
+    for _ in range(tries):
+        k = float(rng.uniform(0.8, 2.2))
+        h, w = ih * k * rng.uniform(0.8, 1.2), iw * k * rng.uniform(0.8, 1.4)
+        if w > 0.9 or h > 0.9:
+            continue
+        x0, y0 = rng.uniform(0.04, 0.96 - w), rng.uniform(0.03, 0.97 - h)
+        g = 0.6
+        if any(x0 - w * g < b[2] and b[0] < x0 + w * (1 + g) and y0 - h * g < b[3] and b[1] < y0 + h * (1 + g) for b in corners):
+            continue
+        if ink[int(y0 * ch):int((y0 + h) * ch), int(x0 * cw):int((x0 + w) * cw)].mean() < 0.05:
+            continue
+        return (x0, y0, x0 + w, y0 + h)
+    return None
+
+
+#: Designs whose court cards print their rank's letter large in the middle of the face: a box there is an
+#: honest J, Q or K, so no ``NONE`` crop is cut from those faces.
+LETTERED_COURTS = {"aisleriot:simplistic", "kde:jolly-royal"}
+
+
+def face_sample(rng, bank: synth.ArtBank, decks, size: int = 64):
+    """A ``NONE`` crop of a card's face away from its corner indices (``_face_box``), cut as the reader
+    cuts a detected box. Why: on real photos the detector boxes pips and court figures beside an index, or
+    around a figure's face, and a classifier that has seen only indices, words and blank corners reads
+    such a box as a weak index of some rank: a card too many, or an abstention (models/README.md)."""
+    di = decks[int(rng.integers(0, len(decks)))]
+    name, _, codes, _ = bank.decks[di]
+    code = codes[int(rng.integers(0, len(codes)))]
+    if code.startswith("JOKER") or (name in LETTERED_COURTS and code[:-1] in ("J", "Q", "K")):
+        return None  # a joker's face says JOKER; a lettered court's says its rank
+    card, boxes = bank.card(di, code)
+    face = _face_box(rng, card, boxes) if boxes else None
+    if face is None:
+        return None
+    index_h = float(np.exp(rng.uniform(np.log(12), np.log(70))))
+    S = int(index_h * 6)
+    img = synth.background(rng, S, S)
+    fh = face[3] - face[1]
+    ih = float(np.median([b[3] - b[1] for b in boxes]))
+    H = _paste(img, card, _place(card, face, index_h * fh / ih, rng.uniform(0, 360), None, (S / 2, S / 2)), rng)
+    return _cut(rng, img, card, face, H, S, index_h, size, NONE)
+
+
 def _cut(rng, img, card, box, H, S: int, index_h: float, size: int, code: str):
     """The crop the reader would cut around the index ``box`` of ``card`` (placed by ``H``), after a
     fingertip now and then and the scene's light and lens; and its class."""
@@ -247,6 +303,8 @@ def main(argv=None) -> int:
     p.add_argument("--fans", type=float, default=0.0,
                    help="share of crops whose card lies in a fan, its neighbours' indices beside its own; default none")
     p.add_argument("--text", action="store_true", help="only NONE crops of printed words (text_sample)")
+    p.add_argument("--faces", type=float, default=0.0,
+                   help="share of crops that are NONE crops of a card's face away from its indices (face_sample)")
     p.add_argument("--prefix", default="", help="file name prefix (to add crops to a folder that has some)")
     a = p.parse_args(argv)
     if not a.text:  # print crops need no card art
@@ -264,7 +322,12 @@ def main(argv=None) -> int:
     while n < a.count:
         rng = np.random.default_rng([a.seed, i, 7 if a.split == "train" else 8])
         i += 1
-        s = text_sample(rng, a.split, a.size) if a.text else sample(rng, bank, decks, a.size, a.jokers, a.font_decks, a.fans)
+        if a.text:
+            s = text_sample(rng, a.split, a.size)
+        elif a.faces and rng.random() < a.faces:
+            s = face_sample(rng, bank, decks, a.size)
+        else:
+            s = sample(rng, bank, decks, a.size, a.jokers, a.font_decks, a.fans)
         if s is None:
             continue
         crop, label = s

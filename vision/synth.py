@@ -28,7 +28,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision import art, fontdeck
+from vision import art, fontdeck, photos
+from vision.photos import table as table_photo
+from vision.photos import things
 from vision.jokers import joker_card
 
 CLASSES = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "JOKER")
@@ -250,16 +252,23 @@ def reveal_picks(rng, codes: list[str]) -> np.ndarray:
 
 
 def render_scene(rng, bank: ArtBank, reveal: bool = False, spread: bool = False, jokers: float = 0.0,
-                 font_decks: float = 0.0, tight: bool = False):
+                 font_decks: float = 0.0, tight: bool = False, photos=None):
     """One table scene and its index labels; ``reveal``: the cards of a Cheat reveal, from one design;
     ``spread``: 5 to 12 distinct cards of one design spread over the table (a pile shown after a call, or
     a hand laid out), where many indices lie within a card's reach of indices of other cards; ``jokers``:
     the share of cards replaced by a procedural joker (``vision.jokers``) of the bank's split;
     ``font_decks``: the chance that the scene's cards are of one new procedural design (``vision.fontdeck``);
-    ``tight``: 8 to 16 distinct cards of one design in tight fans or rows (``tight_layout``)."""
+    ``tight``: 8 to 16 distinct cards of one design in tight fans or rows (``tight_layout``); ``photos``: a
+    generator and pictures (``vision.photos``) that lay one to three things on the table and, a quarter of
+    the time, a picture under everything as the table top, drawn from their own generator so that the cards
+    are those of the same scene without them."""
     w, h = [(640, 480), (640, 640), (480, 640), (640, 360), (640, 480)][int(rng.integers(0, 5))]
     img = background(rng, h, w)
+    if photos is not None and photos[0].random() < 0.25:
+        table_photo(photos[0], img, photos[1])
     clutter(rng, img)
+    if photos is not None:
+        things(photos[0], img, photos[1], int(photos[0].integers(1, 4)))
     r = rng.random()
     n = int(rng.integers(1, 4)) if r < 0.35 else int(rng.integers(4, 9)) if r < 0.85 else int(rng.integers(9, 25))
     deck_i = int(rng.integers(0, len(bank.decks)))
@@ -408,6 +417,20 @@ def generator_parser(prog: str, description: str) -> argparse.ArgumentParser:
     return p
 
 
+def _photos_for(a) -> tuple:
+    """The pictures of ``a.split`` (``vision.photos``), installing their packages unless told not to; stops
+    with what is missing when there are none."""
+    if not (a.no_install or a.cache_only):
+        for problem in photos.install_photos():
+            print(f"[synth] could not install: {problem}", file=sys.stderr)
+    pics = photos.pictures(a.split)
+    if not pics:
+        raise SystemExit(f"--photos: no pictures for {a.split} in {', '.join(map(str, photos.PHOTO_DIRS))} "
+                         f"(apt-get install {' '.join(photos.PHOTO_PACKAGES)})")
+    print(f"[synth] {len(pics)} pictures for {a.split}", file=sys.stderr)
+    return pics
+
+
 def main(argv=None) -> int:
     p = generator_parser("python -m vision.synth", __doc__.split("\n\n")[0])
     p.add_argument("--start", type=int, default=0, help="first image number (to extend a set)")
@@ -423,6 +446,9 @@ def main(argv=None) -> int:
     p.add_argument("--tight", action="store_true",
                    help="scenes of 8-16 cards of one design in tight fans or rows, each card over the last but "
                         "for a strip with its index (a suit or a pile laid out after a call)")
+    p.add_argument("--photos", type=float, default=0.0,
+                   help="share of scenes with things cut from photographs on the table (vision.photos; the "
+                        "cards are those the same seed gives without it); default none")
     p.add_argument("--stretch", type=float, default=1.0,
                    help="resize each scene to another aspect ratio, by up to this factor (1: never); the "
                         "scenes are otherwise those the same seed gives without it")
@@ -432,12 +458,15 @@ def main(argv=None) -> int:
         for problem in fontdeck.install_fonts():
             print(f"[synth] could not install: {problem}", file=sys.stderr)
     print(f"[synth] {len(bank.decks)} deck designs for {a.split}: {', '.join(d[0] for d in bank.decks)}", file=sys.stderr)
+    pics = _photos_for(a) if a.photos else ()
     for sub in ("images", "labels", "meta"):
         (a.out / sub / a.split).mkdir(parents=True, exist_ok=True)
     t0 = time.time()
     for i in range(a.start, a.start + a.count):
         rng = np.random.default_rng([a.seed, i, 0 if a.split == "train" else 1])
-        img, labels = render_scene(rng, bank, a.reveal, a.spread, a.jokers, a.font_decks, a.tight)
+        prng = np.random.default_rng([a.seed, i, 3])
+        with_photos = (prng, pics) if a.photos and prng.random() < a.photos else None
+        img, labels = render_scene(rng, bank, a.reveal, a.spread, a.jokers, a.font_decks, a.tight, with_photos)
         stem = f"{i:06d}"
         q = int(rng.integers(35, 96))
         if a.stretch > 1:

@@ -197,3 +197,60 @@ def test_tight_scenes_are_of_one_design(tmp_path):
     for meta in sorted((out / "meta" / "train").glob("*.json")):
         boxes = json.loads(meta.read_text())["boxes"]
         assert len({b["deck"] for b in boxes}) <= 1
+
+
+def test_a_face_crop_keeps_clear_of_every_corner_index():
+    """``vision.crops --faces``: a NONE crop of a card's face (a pip, a court figure) must never show an index,
+    or the classifier would learn to veto real ones; the box, grown by the crop's largest margin, stays off
+    the card's index boxes and their mirrored corners, and holds ink."""
+    import numpy as np
+
+    from vision import art
+    from vision.crops import _face_box
+
+    from .conftest import _plain_card
+
+    rng = np.random.default_rng(4)
+    card = _plain_card(rng)
+    boxes = [[0.09, 0.07, 0.26, 0.25], [0.74, 0.75, 0.91, 0.93]]
+    ink = art._ink_mask(card)
+    h, w = card.shape[:2]
+    found = 0
+    for _ in range(200):
+        face = _face_box(rng, card, boxes)
+        if face is None:
+            continue
+        found += 1
+        x0, y0, x1, y1 = face
+        g = 0.35  # the crop's widest margin a side (vision.crops._cut)
+        gx, gy = (x1 - x0) * g, (y1 - y0) * g
+        for b in boxes + [[1 - b[2], b[1], 1 - b[0], b[3]] for b in boxes] + [[b[0], 1 - b[3], b[2], 1 - b[1]] for b in boxes]:
+            assert x1 + gx <= b[0] or b[2] <= x0 - gx or y1 + gy <= b[1] or b[3] <= y0 - gy
+        assert ink[int(y0 * h):int(y1 * h), int(x0 * w):int(x1 * w)].mean() >= 0.05
+    assert found > 100
+    blank = card.copy()
+    blank[40:80, 23:63, :3] = 250  # nothing printed off the indices: no face crop to cut
+    assert all(_face_box(rng, blank, boxes) is None for _ in range(20))
+
+
+def test_face_crops_are_none_and_skip_faces_that_print_a_rank(tmp_path):
+    """A face crop is labelled NONE at the classifier's input size; a joker's face (its word) and the courts of
+    designs that print their letter large are never cut, since those say a rank or JOKER."""
+    import numpy as np
+
+    from vision import synth
+    from vision.crops import LETTERED_COURTS, face_sample
+
+    from .conftest import tiny_art_cache
+
+    lettered = sorted(LETTERED_COURTS)[0]
+    tiny_art_cache(tmp_path / "art", deck=lettered)
+    bank = synth.ArtBank(tmp_path / "art", "train", cache_only=True)
+    rng = np.random.default_rng(1)
+    cut = [face_sample(rng, bank, [0]) for _ in range(150)]
+    kept = [s for s in cut if s is not None]
+    assert kept and all(label == "NONE" and crop.shape == (64, 64, 3) for crop, label in kept)
+    codes = bank.decks[0][2]
+    courts = [c for c in codes if c[:-1] in ("J", "Q", "K")]
+    bank.decks[0] = (bank.decks[0][0], bank.decks[0][1], courts, bank.decks[0][3])
+    assert all(face_sample(rng, bank, [0]) is None for _ in range(30))
