@@ -318,6 +318,17 @@ def _last_line(text: str) -> str:
     return lines[-1].strip() if lines else "no message"
 
 
+def missing_debian(packages, run=subprocess.run) -> list[str]:
+    """The Debian ``packages`` that are not installed (all of them where dpkg is missing). A package dpkg
+    knows but has not installed is listed as ``unknown ok not-installed`` or ``deinstall ok config-files``,
+    so only ``install ok installed`` counts."""
+    if shutil.which("dpkg-query") is None:
+        return list(packages)
+    done = run(["dpkg-query", "-W", "-f=${Package} ${Status}\n", *packages], capture_output=True, text=True)
+    installed = {line.split()[0] for line in (done.stdout or "").splitlines() if line.endswith("install ok installed")}
+    return [p for p in packages if p not in installed]
+
+
 def apt_install(packages: list[str], run=subprocess.run, is_root: bool | None = None) -> list[str]:
     """Install Debian ``packages`` with apt-get (as root, refreshing the package lists once if the first
     try fails); returns what could not be installed, with why (empty when all went in)."""

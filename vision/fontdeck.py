@@ -19,7 +19,6 @@ Whole font families are held out for validation (:data:`VAL_FAMILIES`), as whole
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from dataclasses import dataclass
 from functools import lru_cache
@@ -29,7 +28,7 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from vision.art import CARD_HEIGHT, apt_install
+from vision.art import CARD_HEIGHT, apt_install, missing_debian
 
 FONT_ROOT = Path("/usr/share/fonts")
 #: The Debian font packages this module draws from (:func:`install_fonts` installs the missing ones;
@@ -55,11 +54,7 @@ FOUR_COLOUR = {"D": (180, 90, 20), "C": (40, 130, 30)}
 
 def missing_fonts(run=subprocess.run) -> list[str]:
     """The packages of :data:`FONT_PACKAGES` that are not installed (all of them where dpkg is missing)."""
-    if shutil.which("dpkg-query") is None:
-        return list(FONT_PACKAGES)
-    done = run(["dpkg-query", "-W", "-f=${Package} ${Status}\n", *FONT_PACKAGES], capture_output=True, text=True)
-    installed = {line.split()[0] for line in done.stdout.splitlines() if line.endswith("install ok installed")}
-    return [p for p in FONT_PACKAGES if p not in installed]
+    return missing_debian(FONT_PACKAGES, run)
 
 
 def install_fonts(run=subprocess.run, is_root: bool | None = None) -> list[str]:

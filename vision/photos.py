@@ -21,7 +21,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.art import apt_install
+from vision.art import apt_install, missing_debian
 
 #: The Debian packages with the pictures (photographs and illustrations), and where they put them.
 PHOTO_PACKAGES = ("gnome-backgrounds", "plasma-workspace-wallpapers", "mate-backgrounds")
@@ -64,9 +64,7 @@ def picture_files(split: str) -> list[Path]:
 
 def install_photos(run=subprocess.run, is_root: bool | None = None) -> list[str]:
     """Install the wallpaper packages that are missing; returns what could not be installed, with why."""
-    done = run(["dpkg-query", "-W", "-f=${Package} ${Status}\n", *PHOTO_PACKAGES], capture_output=True, text=True)
-    installed = {line.split()[0] for line in (done.stdout or "").splitlines() if line.endswith("installed")}
-    return apt_install([p for p in PHOTO_PACKAGES if p not in installed], run, is_root)
+    return apt_install(missing_debian(PHOTO_PACKAGES, run), run, is_root)
 
 
 @lru_cache(maxsize=2)

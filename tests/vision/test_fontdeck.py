@@ -82,9 +82,9 @@ def test_random_codes_are_classifier_classes():
 def test_missing_font_packages_are_named_and_installed_with_apt_get(monkeypatch):
     from types import SimpleNamespace
 
-    from vision import fontdeck
+    from vision import art, fontdeck
 
-    monkeypatch.setattr(fontdeck.shutil, "which", lambda name: "/usr/bin/" + name)
+    monkeypatch.setattr(art.shutil, "which", lambda name: "/usr/bin/" + name)
     calls = []
 
     def run(cmd, **kw):

@@ -85,3 +85,25 @@ def test_photo_scenes_without_pictures_say_what_to_install(tmp_path, monkeypatch
         synth.main(["--out", str(tmp_path / "o"), "--count", "1", "--art-cache", str(art), "--cache-only",
                     "--photos", "0.5"])
     photos.pictures.cache_clear()
+
+
+def test_a_wallpaper_package_dpkg_knows_but_has_not_installed_is_installed(monkeypatch):
+    """dpkg-query lists a removed or never-installed package as ``... not-installed`` or ``... config-files``:
+    those are missing, so the generator installs them rather than finding no pictures."""
+    from types import SimpleNamespace
+
+    from vision import art
+
+    monkeypatch.setattr(art.shutil, "which", lambda name: "/usr/bin/" + name)
+    calls = []
+
+    def run(cmd, **kw):
+        calls.append(cmd)
+        if cmd[0] == "dpkg-query":
+            a, b, c = photos.PHOTO_PACKAGES
+            out = f"{a} install ok installed\n{b} unknown ok not-installed\n{c} deinstall ok config-files\n"
+            return SimpleNamespace(returncode=0, stdout=out, stderr="")
+        return SimpleNamespace(returncode=0, stdout="", stderr="")
+
+    assert photos.install_photos(run, is_root=True) == []
+    assert calls[-1][:4] == ["apt-get", "install", "-y", "-q"] and calls[-1][4:] == list(photos.PHOTO_PACKAGES[1:])
