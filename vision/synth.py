@@ -29,8 +29,6 @@ import cv2
 import numpy as np
 
 from vision import art, fontdeck, photos
-from vision.photos import table as table_photo
-from vision.photos import things
 from vision.jokers import joker_card
 
 CLASSES = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "JOKER")
@@ -252,23 +250,25 @@ def reveal_picks(rng, codes: list[str]) -> np.ndarray:
 
 
 def render_scene(rng, bank: ArtBank, reveal: bool = False, spread: bool = False, jokers: float = 0.0,
-                 font_decks: float = 0.0, tight: bool = False, photos=None):
+                 font_decks: float = 0.0, tight: bool = False, pictures=None):
     """One table scene and its index labels; ``reveal``: the cards of a Cheat reveal, from one design;
     ``spread``: 5 to 12 distinct cards of one design spread over the table (a pile shown after a call, or
     a hand laid out), where many indices lie within a card's reach of indices of other cards; ``jokers``:
     the share of cards replaced by a procedural joker (``vision.jokers``) of the bank's split;
     ``font_decks``: the chance that the scene's cards are of one new procedural design (``vision.fontdeck``);
-    ``tight``: 8 to 16 distinct cards of one design in tight fans or rows (``tight_layout``); ``photos``: a
+    ``tight``: 8 to 16 distinct cards of one design in tight fans or rows (``tight_layout``); ``pictures``: a
     generator and pictures (``vision.photos``) that lay one to three things on the table and, a quarter of
     the time, a picture under everything as the table top, drawn from their own generator so that the cards
     are those of the same scene without them."""
     w, h = [(640, 480), (640, 640), (480, 640), (640, 360), (640, 480)][int(rng.integers(0, 5))]
     img = background(rng, h, w)
-    if photos is not None and photos[0].random() < 0.25:
-        table_photo(photos[0], img, photos[1])
+    if pictures is not None:
+        prng, pics = pictures
+        if prng.random() < 0.25:
+            photos.table(prng, img, pics)
     clutter(rng, img)
-    if photos is not None:
-        things(photos[0], img, photos[1], int(photos[0].integers(1, 4)))
+    if pictures is not None:
+        photos.things(prng, img, pics, int(prng.integers(1, 4)))
     r = rng.random()
     n = int(rng.integers(1, 4)) if r < 0.35 else int(rng.integers(4, 9)) if r < 0.85 else int(rng.integers(9, 25))
     deck_i = int(rng.integers(0, len(bank.decks)))
