@@ -41,13 +41,18 @@ def main(argv=None) -> int:
     ap.add_argument("--cls-model", type=Path, default=CLS_MODEL, help="another classifier to compare (default: the shipped one)")
     ap.add_argument("--rank-confidences", default="", help="comma list of rank probabilities under which a card is unsure")
     ap.add_argument("--pair-min-same", default="", help="comma list to compare (\"none\" = best ranks agree)")
+    ap.add_argument("--pair-model", default="none",
+                    help="a pair model (vision.pairs; none ships), or \"none\" (the default) to pair by rank and distance alone")
+    ap.add_argument("--pair-bars", default="",
+                    help="comma list of APART:SURE pair-model probabilities to compare (default: the reader's)")
     ap.add_argument("--wider-look", action="store_true",
                     help="read the scenes as photos: the wider look where the first keeps no index (one threshold)")
     a = ap.parse_args(argv)
     if a.wider_look and "," in a.thresholds:
         ap.error("--wider-look reads at one detection threshold: give one to --thresholds")
     metas = sorted((a.data / "meta" / a.split).glob("*.json"))[: a.limit]
-    reader = CardReader(a.det_model, a.cls_model, det_threshold=float(a.thresholds) if a.wider_look else 0.05)
+    reader = CardReader(a.det_model, a.cls_model, det_threshold=float(a.thresholds) if a.wider_look else 0.05,
+                        pair_model=None if a.pair_model == "none" else Path(a.pair_model))
     images = [(json.loads(m.read_text()), load_image(a.data / "images" / a.split / f"{m.stem}.jpg")) for m in metas]
     for inside in [float(v) for v in a.inside.split(",")]:
         reader.inside = inside
@@ -55,9 +60,9 @@ def main(argv=None) -> int:
         for veto in [float(v) for v in a.vetoes.split(",")]:
             reader.veto = veto
             if a.wider_look:
-                cache = [(meta, reader.indices(img)) for meta, img in images]
+                cache = [(meta, img, reader.indices(img)) for meta, img in images]
             else:
-                cache = [(meta, reader.classify(img, det)) for meta, img, det in found]
+                cache = [(meta, img, reader.classify(img, det)) for meta, img, det in found]
             print(f"{len(cache)} synthetic {a.split} scenes from {a.data}; NONE veto at {veto}; "
                   f"boxes {inside} inside another dropped")
             table(a, reader, cache)
@@ -69,14 +74,17 @@ def table(a, reader: CardReader, cache: list) -> None:
     print(f"{'thr':>5}{'idxP':>7}{'idxR':>7}{'rankAcc':>9}{'cardP':>7}{'cardR':>7}{'cardF1':>8}{'exact':>7}{'abstain':>9}{'wrong&ans':>11}")
     pms = [None if x == "none" else float(x) for x in a.pair_min_same.split(",")] if a.pair_min_same else [reader.pair_min_same]
     rcs = [float(x) for x in a.rank_confidences.split(",")] if a.rank_confidences else [reader.rank_confidence]
-    for thr, pm, rc in [(float(t), pm, rc) for t in a.thresholds.split(",") for pm in pms for rc in rcs]:
+    bars = ([tuple(float(v) for v in b.split(":")) for b in a.pair_bars.split(",")] if a.pair_bars
+            else [(reader.pair_apart, reader.pair_sure)])
+    for thr, pm, rc, bar in [(float(t), pm, rc, b) for t in a.thresholds.split(",") for pm in pms for rc in rcs for b in bars]:
         reader.pair_min_same, reader.rank_confidence = pm, rc
-        if a.pair_min_same or a.rank_confidences:
-            print(f"pair_min_same={pm} rank_confidence={rc}")
+        reader.pair_apart, reader.pair_sure = bar
+        if a.pair_min_same or a.rank_confidences or a.pair_bars:
+            print(f"pair_min_same={pm} rank_confidence={rc} pair apart/sure={bar}")
         tp = fp = fn = 0
         ok = nm = 0
         ctp = cfp = cfn = exact = abst = wrong_answered = 0
-        for meta, det in cache:
+        for meta, img, det in cache:
             keep = det.confidence >= thr
             sub = det.select(keep)
             gt = np.array([b["box"] for b in meta["boxes"]], np.float32).reshape(-1, 4)
@@ -97,7 +105,7 @@ def table(a, reader: CardReader, cache: list) -> None:
             else:
                 fp += len(sub)
                 fn += len(gt)
-            cards = reader.merge(sub)
+            cards = reader.merge(sub, img)
             truth = Counter({})
             seen = {}
             for b in meta["boxes"]:

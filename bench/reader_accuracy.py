@@ -79,6 +79,9 @@ def main(argv=None) -> int:
     ap.add_argument("--json-out", type=Path)
     ap.add_argument("--det-model", type=Path, default=DET_MODEL, help="another detector to compare (default: the shipped one)")
     ap.add_argument("--cls-model", type=Path, default=CLS_MODEL, help="another classifier to compare (default: the shipped one)")
+    ap.add_argument("--pair-model", default="none",
+                    help="a pair model (vision.pairs; none ships) to compare, or \"none\" (the default)")
+    ap.add_argument("--pair-bars", default="", help="APART:SURE pair-model probabilities (default: the reader's)")
     a = ap.parse_args(argv)
     labels_path = a.realdev / "labels.jsonl"
     if not labels_path.exists():
@@ -93,7 +96,10 @@ def main(argv=None) -> int:
                 keep.append(r)
                 per[r["subset"]] += 1
         rows = keep
-    reader = CardReader(det_model=a.det_model, cls_model=a.cls_model)
+    reader = CardReader(det_model=a.det_model, cls_model=a.cls_model,
+                        pair_model=None if a.pair_model == "none" else Path(a.pair_model))
+    if a.pair_bars:
+        reader.pair_apart, reader.pair_sure = (float(v) for v in a.pair_bars.split(":"))
     stats = defaultdict(lambda: Counter())
     conf: Counter = Counter()
     t0 = time.time()

@@ -33,7 +33,7 @@ import cv2
 import numpy as np
 
 from assistant.cards import Rank
-from vision import box_decoding, int8
+from vision import box_decoding, int8, pairs
 from vision.canvas import on_canvas, placement
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
@@ -57,10 +57,16 @@ SUIT_CONFIDENCE = 0.6
 #: short because a detected box is often larger than the printed index, and a card seen at an angle or
 #: in a photo resized to another aspect is foreshortened; chosen on the synthetic held-out scenes and
 #: the synthetic Cheat reveals (same-rank cards side by side), where 1.5 beat 3.0 on both.
-PAIR_RANGE = (1.5, 8.5)
+PAIR_RANGE = pairs.PAIR_RANGE
 #: Two indices in that range pair when the probability that they show the same rank is at least this
 #: (None: only when their best ranks agree). Chosen on the synthetic held-out-deck scenes.
 PAIR_MIN_SAME: float | None = 0.05
+#: With a pair model (``vision.pairs``: is the picture between two indices one card?), the probability
+#: under which two indices are not one card's (0: never), and at which they surely are. A sure pair is
+#: made first and takes its two indices out of the search for other pairings. The best way measured to use
+#: it (models/README.md, eighteenth session): sure pairs only.
+PAIR_APART = 0.0
+PAIR_SURE = 0.9
 
 
 #: Two detected boxes are the same index when this share of the smaller lies inside the other; the
@@ -271,11 +277,6 @@ def _not_inside(xyxy: np.ndarray, scores: np.ndarray, share: float) -> np.ndarra
     return keep
 
 
-def _size_and_centre(xyxy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each box's size (the square root of its area: the same for an index at any quarter turn) and centre."""
-    return np.sqrt(np.prod(xyxy[:, 2:] - xyxy[:, :2], axis=1).clip(1)), (xyxy[:, :2] + xyxy[:, 2:]) / 2
-
-
 def _echoes(det: "Detections", reach: float, weak: float, sure: float) -> np.ndarray:
     """Which read indices are an index found a second time: a weak box right beside a sure one of the same
     rank. On real photos the detector sometimes boxes the pip printed under or beside an index (or a court
@@ -283,7 +284,7 @@ def _echoes(det: "Detections", reach: float, weak: float, sure: float) -> np.nda
     as the same rank, and the card is counted twice. Two real indices of one rank this close (a tight fan of
     same-rank cards) are both found surely. ``_not_inside`` drops a box that lies mostly inside another; an
     echo lies beside it."""
-    size, ctr = _size_and_centre(det.xyxy)
+    size, ctr = pairs.size_and_centre(det.xyxy)
     best = det.rank_probs.argmax(1)
     apart = np.linalg.norm(ctr[:, None] - ctr[None, :], axis=2) / np.maximum(size[:, None], size[None, :])
     beside_sure = (apart < reach) & (best[:, None] == best[None, :]) & (det.confidence[None, :] >= sure)
@@ -396,7 +397,7 @@ class CardReader:
 
     def __init__(self, det_model: Path | str = DET_MODEL, cls_model: Path | str = CLS_MODEL, threads: int = 2,
                  det_threshold: float = DET_THRESHOLD, rank_confidence: float = RANK_CONFIDENCE,
-                 veto: float = NOT_AN_INDEX_VETO):
+                 veto: float = NOT_AN_INDEX_VETO, pair_model: Path | str | None = None):
         self.threads = threads
         self._det_model = model_bytes(Path(det_model))
         square = session(self._det_model, threads)
@@ -408,6 +409,10 @@ class CardReader:
         self.cls_in = self.cls.get_inputs()[0]
         self.cls_size = int(self.cls_in.shape[2]) if isinstance(self.cls_in.shape[2], int) else 48
         self.cls_names = _names(self.cls)
+        #: A pair model (``vision.pairs``; none ships: models/README.md, eighteenth session), or None: pairs
+        #: are told apart by rank and distance alone.
+        self.pair = session(Path(pair_model), threads) if pair_model is not None else None
+        self.pair_apart, self.pair_sure = PAIR_APART, PAIR_SURE
         self.det_threshold = det_threshold
         self.rank_confidence = rank_confidence
         self.veto = veto
@@ -500,37 +505,35 @@ class CardReader:
         return probs
 
     # -- step 3: indices -> cards
-    def merge(self, det: Detections) -> Detections:
+    def _pair(self, det: Detections, img: np.ndarray | None) -> tuple[np.ndarray, int, bool]:
+        """Which indices are one card's: each index's card number, the number of cards, and whether another
+        pairing would give another count or other ranks. Two indices can pair when they lie a card's
+        diagonal apart, are about as large, may show the same rank and do not show different suits. With
+        ``img`` and the pair model, the picture between them decides too: a pair it calls apart is none,
+        a pair it calls sure is made first and leaves the search for other pairings."""
         n = len(det)
-        reasons: list[str] = []
-        if n == 0:
-            out = Detections.empty("card", det.image_size)
-            out.indices = det
-            out.abstain, out.reasons = True, ["no card index found"]
-            return out
-        size, ctr = _size_and_centre(det.xyxy)
-        cands = []
         same = det.rank_probs @ det.rank_probs.T  # probability that two indices show the same rank
-        min_same = self.pair_min_same
-        for i in range(n):
-            for j in range(i + 1, n):
-                if min_same is None:
-                    if det.rank[i] != det.rank[j]:
-                        continue
-                elif same[i, j] < min_same:
-                    continue
-                if det.suit[i] and det.suit[j] and det.suit[i] != det.suit[j]:
-                    continue
-                s = (size[i] + size[j]) / 2
-                if max(size[i], size[j]) / min(size[i], size[j]) > 1.8:
-                    continue
-                d = float(np.linalg.norm(ctr[i] - ctr[j])) / s
-                if PAIR_RANGE[0] <= d <= PAIR_RANGE[1]:
-                    cands.append((-float(same[i, j]), abs(np.log(d / 6.0)), i, j))
-        cands.sort()
+        cands = []
+        for i, j, d in pairs.within_reach(det.xyxy):
+            if (det.rank[i] != det.rank[j]) if self.pair_min_same is None else same[i, j] < self.pair_min_same:
+                continue
+            if det.suit[i] and det.suit[j] and det.suit[i] != det.suit[j]:
+                continue
+            cands.append((-float(same[i, j]), abs(np.log(d / 6.0)), i, j))
+        sure: list[tuple[int, int]] = []
+        if cands and img is not None and self.pair is not None:
+            strips = [pairs.strip(img, det.xyxy[i], det.xyxy[j]) for _, _, i, j in cands]
+            one_card = self.pair.run(None, {self.pair.get_inputs()[0].name: pairs.strips_tensor(strips)})[0]
+            kept = [(c, float(p)) for c, p in zip(cands, one_card) if p >= self.pair_apart]
+            cands = [c for c, _ in kept]
+            sure = [(c[2], c[3]) for c, p in kept if p >= self.pair_sure]
+            used = Counter(k for e in sure for k in e)
+            sure = [(i, j) for i, j in sure if used[i] == used[j] == 1]  # two sure pairs sharing an index: neither is
+        taken = {k for e in sure for k in e}
+        rest = sorted(c for c in cands if (c[2], c[3]) not in sure)
         card = np.full(n, -1, np.int64)
         k = 0
-        for _, _, i, j in cands:
+        for i, j in sure + [(i, j) for _, _, i, j in rest]:
             if card[i] < 0 and card[j] < 0:
                 card[i] = card[j] = k
                 k += 1
@@ -538,7 +541,21 @@ class CardReader:
             if card[i] < 0:
                 card[i] = k
                 k += 1
-        if _pairings_disagree(det.rank_probs, [(i, j) for _, _, i, j in cands]):
+        open_pairs = [(i, j) for _, _, i, j in rest if i not in taken and j not in taken]
+        return card, k, _pairings_disagree(det.rank_probs, open_pairs)
+
+    def merge(self, det: Detections, img: np.ndarray | None = None) -> Detections:
+        """Step 3: the read indices merged into cards, with the reasons to abstain. ``img``, the picture the
+        indices were read in, is needed only by a pair model (``_pair``)."""
+        n = len(det)
+        reasons: list[str] = []
+        if n == 0:
+            out = Detections.empty("card", det.image_size)
+            out.indices = det
+            out.abstain, out.reasons = True, ["no card index found"]
+            return out
+        card, k, ambiguous = self._pair(det, img)
+        if ambiguous:
             reasons.append("indices could pair into cards in more than one way (count or ranks uncertain)")
         rows_xyxy, rows_conf, rows_rank, rows_suit, rows_probs = [], [], [], [], []
         ranks = list(Rank)
@@ -575,7 +592,8 @@ class CardReader:
     def read(self, image, video: bool = False) -> Detections:
         """Read the cards in one image (a path or a BGR array); ``video``: it is a frame of a stream, read
         without the wider look (see ``WIDER_LOOK``)."""
-        return self.merge(self.indices(load_image(image), wider=not video))
+        img = load_image(image)
+        return self.merge(self.indices(img, wider=not video), img)
 
 
 #: A group of indices with more possible pairs than this is not searched: the reader abstains.
