@@ -26,7 +26,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from vision.reader import CLS_MODEL, DET_MODEL, CardReader, box_iou, load_image  # noqa: E402
+from vision.reader import CLS_MODEL, DET_MODEL, PAIR_MODEL, CardReader, box_iou, load_image  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -41,10 +41,10 @@ def main(argv=None) -> int:
     ap.add_argument("--cls-model", type=Path, default=CLS_MODEL, help="another classifier to compare (default: the shipped one)")
     ap.add_argument("--rank-confidences", default="", help="comma list of rank probabilities under which a card is unsure")
     ap.add_argument("--pair-min-same", default="", help="comma list to compare (\"none\" = best ranks agree)")
-    ap.add_argument("--pair-model", default="none",
-                    help="a pair model (vision.pairs; none ships), or \"none\" (the default) to pair by rank and distance alone")
+    ap.add_argument("--pair-model", default=str(PAIR_MODEL),
+                    help="another pair model (vision.pairs) to compare, or \"none\" to pair by rank and distance alone")
     ap.add_argument("--pair-bars", default="",
-                    help="comma list of APART:SURE pair-model probabilities to compare (default: the reader's)")
+                    help="comma list of DOUBT:SURE pair-model probabilities to compare (default: the reader's)")
     ap.add_argument("--wider-look", action="store_true",
                     help="read the scenes as photos: the wider look where the first keeps no index (one threshold)")
     a = ap.parse_args(argv)
@@ -75,12 +75,12 @@ def table(a, reader: CardReader, cache: list) -> None:
     pms = [None if x == "none" else float(x) for x in a.pair_min_same.split(",")] if a.pair_min_same else [reader.pair_min_same]
     rcs = [float(x) for x in a.rank_confidences.split(",")] if a.rank_confidences else [reader.rank_confidence]
     bars = ([tuple(float(v) for v in b.split(":")) for b in a.pair_bars.split(",")] if a.pair_bars
-            else [(reader.pair_apart, reader.pair_sure)])
+            else [(reader.pair_doubt, reader.pair_sure)])
     for thr, pm, rc, bar in [(float(t), pm, rc, b) for t in a.thresholds.split(",") for pm in pms for rc in rcs for b in bars]:
         reader.pair_min_same, reader.rank_confidence = pm, rc
-        reader.pair_apart, reader.pair_sure = bar
+        reader.pair_doubt, reader.pair_sure = bar
         if a.pair_min_same or a.rank_confidences or a.pair_bars:
-            print(f"pair_min_same={pm} rank_confidence={rc} pair apart/sure={bar}")
+            print(f"pair_min_same={pm} rank_confidence={rc} pair doubt/sure={bar}")
         tp = fp = fn = 0
         ok = nm = 0
         ctp = cfp = cfn = exact = abst = wrong_answered = 0

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from assistant.cards import Rank  # noqa: E402
-from vision.reader import CLS_MODEL, DET_MODEL, CardReader  # noqa: E402
+from vision.reader import CLS_MODEL, DET_MODEL, PAIR_MODEL, CardReader  # noqa: E402
 
 RANKS = [r.value for r in Rank]
 
@@ -79,9 +79,9 @@ def main(argv=None) -> int:
     ap.add_argument("--json-out", type=Path)
     ap.add_argument("--det-model", type=Path, default=DET_MODEL, help="another detector to compare (default: the shipped one)")
     ap.add_argument("--cls-model", type=Path, default=CLS_MODEL, help="another classifier to compare (default: the shipped one)")
-    ap.add_argument("--pair-model", default="none",
-                    help="a pair model (vision.pairs; none ships) to compare, or \"none\" (the default)")
-    ap.add_argument("--pair-bars", default="", help="APART:SURE pair-model probabilities (default: the reader's)")
+    ap.add_argument("--pair-model", default=str(PAIR_MODEL),
+                    help="another pair model (vision.pairs) to compare, or \"none\" to pair by rank and distance alone")
+    ap.add_argument("--pair-bars", default="", help="DOUBT:SURE pair-model probabilities (default: the reader's)")
     a = ap.parse_args(argv)
     labels_path = a.realdev / "labels.jsonl"
     if not labels_path.exists():
@@ -99,7 +99,7 @@ def main(argv=None) -> int:
     reader = CardReader(det_model=a.det_model, cls_model=a.cls_model,
                         pair_model=None if a.pair_model == "none" else Path(a.pair_model))
     if a.pair_bars:
-        reader.pair_apart, reader.pair_sure = (float(v) for v in a.pair_bars.split(":"))
+        reader.pair_doubt, reader.pair_sure = (float(v) for v in a.pair_bars.split(":"))
     stats = defaultdict(lambda: Counter())
     conf: Counter = Counter()
     t0 = time.time()

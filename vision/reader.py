@@ -39,6 +39,7 @@ from vision.canvas import on_canvas, placement
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 DET_MODEL = MODELS_DIR / "index-det.onnx"
 CLS_MODEL = MODELS_DIR / "index-cls.onnx"
+PAIR_MODEL = MODELS_DIR / "index-pair.onnx"
 
 #: Below this probability for its rank (its indices' readings combined) a card is "not read
 #: confidently" and the reader abstains. Chosen on the synthetic held-out scenes (general, reveals,
@@ -61,12 +62,15 @@ PAIR_RANGE = pairs.PAIR_RANGE
 #: Two indices in that range pair when the probability that they show the same rank is at least this
 #: (None: only when their best ranks agree). Chosen on the synthetic held-out-deck scenes.
 PAIR_MIN_SAME: float | None = 0.05
-#: With a pair model (``vision.pairs``: is the picture between two indices one card?), the probability
-#: under which two indices are not one card's (0: never), and at which they surely are. A sure pair is
-#: made first and takes its two indices out of the search for other pairings. The best way measured to use
-#: it (models/README.md, eighteenth session): sure pairs only.
-PAIR_APART = 0.0
-PAIR_SURE = 0.9
+#: The pair model (``vision.pairs``: is the picture between two indices one card?) doubts a pair that rank
+#: and distance make when it says "one card" with less than this probability, and the reader abstains: it
+#: does not guess which corners go together. Chosen on the synthetic held-out scenes (models/README.md,
+#: eighteenth session): of the readings this doubt turns into abstentions, 96 of 116 on ten sets were wrong.
+PAIR_DOUBT = 0.02
+#: A pair the pair model calls one card with at least this probability made first, taking its two indices
+#: out of the search for other pairings (None: never). Measured and not used: it answers scenes the reader
+#: abstains on, and more of them wrongly on fresh reveals (models/README.md, eighteenth session).
+PAIR_SURE: float | None = None
 
 
 #: Two detected boxes are the same index when this share of the smaller lies inside the other; the
@@ -397,7 +401,7 @@ class CardReader:
 
     def __init__(self, det_model: Path | str = DET_MODEL, cls_model: Path | str = CLS_MODEL, threads: int = 2,
                  det_threshold: float = DET_THRESHOLD, rank_confidence: float = RANK_CONFIDENCE,
-                 veto: float = NOT_AN_INDEX_VETO, pair_model: Path | str | None = None):
+                 veto: float = NOT_AN_INDEX_VETO, pair_model: Path | str | None = PAIR_MODEL):
         self.threads = threads
         self._det_model = model_bytes(Path(det_model))
         square = session(self._det_model, threads)
@@ -409,10 +413,9 @@ class CardReader:
         self.cls_in = self.cls.get_inputs()[0]
         self.cls_size = int(self.cls_in.shape[2]) if isinstance(self.cls_in.shape[2], int) else 48
         self.cls_names = _names(self.cls)
-        #: A pair model (``vision.pairs``; none ships: models/README.md, eighteenth session), or None: pairs
-        #: are told apart by rank and distance alone.
+        #: The pair model (``vision.pairs``), or None: pairs are then made by rank and distance alone.
         self.pair = session(Path(pair_model), threads) if pair_model is not None else None
-        self.pair_apart, self.pair_sure = PAIR_APART, PAIR_SURE
+        self.pair_doubt, self.pair_sure = PAIR_DOUBT, PAIR_SURE
         self.det_threshold = det_threshold
         self.rank_confidence = rank_confidence
         self.veto = veto
@@ -505,12 +508,22 @@ class CardReader:
         return probs
 
     # -- step 3: indices -> cards
-    def _pair(self, det: Detections, img: np.ndarray | None) -> tuple[np.ndarray, int, bool]:
-        """Which indices are one card's: each index's card number, the number of cards, and whether another
-        pairing would give another count or other ranks. Two indices can pair when they lie a card's
-        diagonal apart, are about as large, may show the same rank and do not show different suits. With
-        ``img`` and the pair model, the picture between them decides too: a pair it calls apart is none,
-        a pair it calls sure is made first and leaves the search for other pairings."""
+    def _one_card(self, img: np.ndarray | None, det: Detections, asked: list[tuple[int, int]]) -> dict:
+        """The pair model's probability that each asked pair of indices is one card ({} without a model or
+        a picture)."""
+        if not asked or img is None or self.pair is None:
+            return {}
+        strips = [pairs.strip(img, det.xyxy[i], det.xyxy[j]) for i, j in asked]
+        probs = self.pair.run(None, {self.pair.get_inputs()[0].name: pairs.strips_tensor(strips)})[0]
+        return {e: float(p) for e, p in zip(asked, probs)}
+
+    def _pair(self, det: Detections, img: np.ndarray | None) -> tuple[np.ndarray, int, bool, bool]:
+        """Which indices are one card's: each index's card number, the number of cards, whether another
+        pairing would give another count or other ranks, and whether the picture doubts a pair made. Two
+        indices can pair when they lie a card's diagonal apart, are about as large, may show the same rank
+        and do not show different suits; the likeliest pairs are made first. With ``img`` and the pair
+        model, a pair made that the picture calls two cards is doubted (and, with ``pair_sure``, a pair it
+        is sure of is made first and leaves the search for other pairings)."""
         n = len(det)
         same = det.rank_probs @ det.rank_probs.T  # probability that two indices show the same rank
         cands = []
@@ -520,29 +533,27 @@ class CardReader:
             if det.suit[i] and det.suit[j] and det.suit[i] != det.suit[j]:
                 continue
             cands.append((-float(same[i, j]), abs(np.log(d / 6.0)), i, j))
-        sure: list[tuple[int, int]] = []
-        if cands and img is not None and self.pair is not None:
-            strips = [pairs.strip(img, det.xyxy[i], det.xyxy[j]) for _, _, i, j in cands]
-            one_card = self.pair.run(None, {self.pair.get_inputs()[0].name: pairs.strips_tensor(strips)})[0]
-            kept = [(c, float(p)) for c, p in zip(cands, one_card) if p >= self.pair_apart]
-            cands = [c for c, _ in kept]
-            sure = [(c[2], c[3]) for c, p in kept if p >= self.pair_sure]
-            used = Counter(k for e in sure for k in e)
-            sure = [(i, j) for i, j in sure if used[i] == used[j] == 1]  # two sure pairs sharing an index: neither is
+        one_card = self._one_card(img, det, [(i, j) for _, _, i, j in cands]) if self.pair_sure is not None else {}
+        sure = [e for e, p in one_card.items() if p >= self.pair_sure]
+        used = Counter(k for e in sure for k in e)
+        sure = [(i, j) for i, j in sure if used[i] == used[j] == 1]  # two sure pairs sharing an index: neither is
         taken = {k for e in sure for k in e}
         rest = sorted(c for c in cands if (c[2], c[3]) not in sure)
         card = np.full(n, -1, np.int64)
-        k = 0
+        made = []
         for i, j in sure + [(i, j) for _, _, i, j in rest]:
             if card[i] < 0 and card[j] < 0:
-                card[i] = card[j] = k
-                k += 1
+                card[i] = card[j] = len(made)
+                made.append((i, j))
+        k = len(made)
         for i in range(n):
             if card[i] < 0:
                 card[i] = k
                 k += 1
+        one_card |= self._one_card(img, det, [e for e in made if e not in one_card])
+        doubted = any(one_card[e] < self.pair_doubt for e in made if e in one_card)
         open_pairs = [(i, j) for _, _, i, j in rest if i not in taken and j not in taken]
-        return card, k, _pairings_disagree(det.rank_probs, open_pairs)
+        return card, k, _pairings_disagree(det.rank_probs, open_pairs), doubted
 
     def merge(self, det: Detections, img: np.ndarray | None = None) -> Detections:
         """Step 3: the read indices merged into cards, with the reasons to abstain. ``img``, the picture the
@@ -554,9 +565,11 @@ class CardReader:
             out.indices = det
             out.abstain, out.reasons = True, ["no card index found"]
             return out
-        card, k, ambiguous = self._pair(det, img)
+        card, k, ambiguous, doubted = self._pair(det, img)
         if ambiguous:
             reasons.append("indices could pair into cards in more than one way (count or ranks uncertain)")
+        if doubted:
+            reasons.append("two corners paired as one card look like two cards in the picture (count uncertain)")
         rows_xyxy, rows_conf, rows_rank, rows_suit, rows_probs = [], [], [], [], []
         ranks = list(Rank)
         for c in range(k):

@@ -194,6 +194,19 @@ class Step:
 MEMBERS = ("cls-effnet2", "cls-font", "cls-more")
 
 
+#: The pair model's training scenes (name, count, seed, more vision.synth options) and the strip files cut
+#: from them (seed, scene names): models/README.md, eighteenth session.
+PAIR_SCENES = (
+    ("spread", 1200, 201, ("--spread", "--stretch", "1.8")),
+    ("general", 1200, 202, ("--photos", "0.3")),
+    ("reveal", 1500, 203, ("--reveal", "--stretch", "1.5")),
+    ("tight", 600, 204, ("--tight",)),
+    ("mixed", 2000, 205, ("--font-decks", "0.4", "--photos", "0.3", "--stretch", "1.8")),
+    ("spread2", 1200, 206, ("--spread", "--font-decks", "0.4", "--photos", "0.2", "--stretch", "1.8")),
+)
+PAIR_STRIPS = ((1, ("general", "spread")), (2, ("reveal", "tight")), (3, ("mixed", "spread2")))
+
+
 def recipe(data: Path, runs: Path, models: Path) -> list[Step]:
     """The shipped models' recipe (``models/README.md``), as steps: scenes under ``data``, runs under
     ``runs``, the exported models in ``models``. Changes from the shipped run: the classifier's
@@ -250,6 +263,13 @@ def recipe(data: Path, runs: Path, models: Path) -> list[Step]:
                "--export", members / f"{run}.onnx", "--int8") for run in MEMBERS],
         step("cls-ensemble", "vision.ensemble", "--out", models / "index-cls.onnx",
              *[members / f"{run}.onnx" for run in MEMBERS]),
+        # the pair model (vision.pairs): strips between labelled indices of training-design scenes
+        *[step(f"pair-scenes-{name}", "vision.synth", "--out", data / "pairs" / name, "--count", count, "--seed", seed,
+               *more) for name, count, seed, more in PAIR_SCENES],
+        *[step(f"pair-strips-{k}", "vision.pairs", *[data / "pairs" / name for name in names], "--out",
+               runs / f"pair-strips-{k}.npz", "--seed", k) for k, names in PAIR_STRIPS],
+        step("pair", "vision.train_pairs", "--data", *[runs / f"pair-strips-{k}.npz" for k, _ in PAIR_STRIPS],
+             "--out", models / "index-pair.onnx", "--epochs", 12, "--checkpoint", runs / "pair.pt"),
     ]
 
 
@@ -290,8 +310,9 @@ def cmd_all(a) -> None:
     run_recipe(steps, a.runs / "recipe-marks", only_plan=a.plan,
                resume_hint=shlex.join(again + (["--models", str(a.models)] if a.models else [])))
     if not a.plan:
-        print(f"[train] done: {models / 'index-det.onnx'} and {models / 'index-cls.onnx'}; measure them with "
-              f"bench/reader_accuracy.py --det-model ... --cls-model ... before copying them into models/",
+        print(f"[train] done: {models / 'index-det.onnx'}, {models / 'index-cls.onnx'} and {models / 'index-pair.onnx'}; "
+              f"measure them with bench/reader_accuracy.py --det-model ... --cls-model ... --pair-model ... before "
+              f"copying them into models/",
               file=sys.stderr)
 
 

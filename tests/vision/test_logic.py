@@ -7,7 +7,7 @@ import pytest
 
 from assistant.cards import Rank
 from vision import pairs
-from vision.reader import (ECHO_REACH, ECHO_SURE, ECHO_WEAK, PAIR_APART, PAIR_MIN_SAME, PAIR_SURE, RANK_CONFIDENCE,
+from vision.reader import (ECHO_REACH, ECHO_SURE, ECHO_WEAK, PAIR_DOUBT, PAIR_MIN_SAME, PAIR_SURE, RANK_CONFIDENCE,
                            CardReader, Detections, ImageError, Stabiliser, _echoes, load_image)
 
 
@@ -72,7 +72,7 @@ def merger():
     r = CardReader.__new__(CardReader)
     r.rank_confidence = RANK_CONFIDENCE
     r.pair_min_same = PAIR_MIN_SAME
-    r.pair = None
+    r.pair, r.pair_doubt, r.pair_sure = None, PAIR_DOUBT, PAIR_SURE
     return r
 
 
@@ -122,27 +122,14 @@ def test_pairings_that_agree_on_count_and_ranks_do_not_abstain(merger):
     assert [r.value for r in cards.rank] == ["7", "7"]
 
 
-class _PairsSaying:
-    """A stand-in pair model: it calls the candidate pairs one card with the probabilities the test gives
-    by pair. Every two indices in reach in these tests may show the same rank, so the reader's candidates
-    are the pairs in reach, in ``pairs.within_reach``'s order."""
-
-    def __init__(self, det, probs: dict):
-        self.det, self.probs = det, probs
-
-    def get_inputs(self):
-        return [type("Input", (), {"name": "strips"})()]
-
-    def run(self, _outputs, _feed):
-        order = [(i, j) for i, j, _ in pairs.within_reach(self.det.xyxy)]
-        return [np.array([self.probs[pair] for pair in order], np.float32)]
-
-
-def _with_pair_model(det, probs: dict) -> CardReader:
+def _with_pair_model(probs: dict, sure: float | None = PAIR_SURE) -> CardReader:
+    """A merger whose pair model calls each asked pair of indices (i, j), i < j, one card with the
+    probability ``probs`` gives it."""
     r = CardReader.__new__(CardReader)
     r.rank_confidence, r.pair_min_same = RANK_CONFIDENCE, PAIR_MIN_SAME
-    r.pair_apart, r.pair_sure = PAIR_APART, PAIR_SURE
-    r.pair = _PairsSaying(det, probs)
+    r.pair_doubt, r.pair_sure = PAIR_DOUBT, sure
+    r.pair = object()
+    r._one_card = lambda img, det, asked: {e: probs[e] for e in asked} if img is not None else {}
     return r
 
 
@@ -154,27 +141,27 @@ def test_the_picture_settles_a_pairing_the_ranks_leave_open():
     """Four 7s in a chain could be two cards or three; when the pair model is sure that the first two and
     the last two are each one card, the reader reads two sevens instead of abstaining."""
     det = _indices(CHAIN_OF_FOUR_SEVENS)
-    r = _with_pair_model(det, {(0, 1): 0.97, (1, 2): 0.5, (2, 3): 0.96})
+    r = _with_pair_model({(0, 1): 0.97, (1, 2): 0.5, (2, 3): 0.96}, sure=0.9)
     cards = r.merge(det, TABLE)
     assert not cards.abstain and cards.count == 2
     assert sorted(sorted(np.flatnonzero(cards.indices.card == c).tolist()) for c in range(2)) == [[0, 1], [2, 3]]
     assert r.merge(det).abstain  # without the picture, the ranks alone leave it open
 
 
-def test_indices_the_picture_calls_apart_are_two_cards():
-    """With a bar for "apart" (the reader's default has none: sure pairs only), a pair the model calls
-    apart is two cards even though rank and distance would pair them."""
+def test_a_pair_the_picture_calls_two_cards_is_a_reason_to_abstain():
+    """Rank and distance pair these two kings; when the picture between them says two cards, the reader
+    does not guess which: it abstains and says why. A pair the picture does not doubt is read."""
     det = _indices([(100, 100, 120, 130, "K", "S"), (200, 210, 220, 240, "K", "S")])
-    r = _with_pair_model(det, {(0, 1): 0.05})
-    r.pair_apart = 0.1
-    assert r.merge(det, TABLE).count == 2
-    r.pair.probs[(0, 1)] = 0.5
-    assert r.merge(det, TABLE).count == 1
+    cards = _with_pair_model({(0, 1): PAIR_DOUBT / 2}).merge(det, TABLE)
+    assert cards.abstain and any("look like two cards" in why for why in cards.reasons)
+    assert cards.count == 1  # the doubt changes no pairing: it only says the count is not sure
+    cards = _with_pair_model({(0, 1): 0.5}).merge(det, TABLE)
+    assert not cards.abstain and cards.count == 1
 
 
 def test_two_sure_pairs_sharing_an_index_settle_nothing():
     det = _indices(CHAIN_OF_FOUR_SEVENS)
-    r = _with_pair_model(det, {(0, 1): 0.97, (1, 2): 0.97, (2, 3): 0.5})
+    r = _with_pair_model({(0, 1): 0.97, (1, 2): 0.97, (2, 3): 0.5}, sure=0.9)
     assert r.merge(det, TABLE).abstain
 
 

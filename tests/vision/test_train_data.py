@@ -80,14 +80,22 @@ def test_the_recipe_trains_the_detector_before_cutting_crops_with_it(tmp_path):
     from the last one's best weights, its export, then crops cut by that exported detector and two
     classifier schedules, font-deck crops and a third schedule on them, more font-deck crops and mined font-deck
     scenes and a fourth schedule, and the classifier: the mean of the last three schedules' exports, beside
-    the detector (not into models/)."""
+    the detector (not into models/); then the pair model's scenes, its strips and the pair model."""
     steps = recipe(tmp_path / "data", tmp_path / "runs", tmp_path / "cand")
     names = [s.name for s in steps]
     assert names == ["scenes-train", "scenes-val", "det", "det2", "det3", "det-export", "crops-train", "crops-val",
                      "mine-val", "mine-train", "cls", "cls2", "font-crops", "cls-font", "font-crops2",
                      "font-scenes", "mine-font", "cls-more", "cls-effnet2-export", "cls-font-export",
-                     "cls-more-export", "cls-ensemble"]
+                     "cls-more-export", "cls-ensemble",
+                     "pair-scenes-spread", "pair-scenes-general", "pair-scenes-reveal", "pair-scenes-tight",
+                     "pair-scenes-mixed", "pair-scenes-spread2", "pair-strips-1", "pair-strips-2", "pair-strips-3",
+                     "pair"]
     by = {s.name: s.args for s in steps}
+    strips = [str(tmp_path / f"runs/pair-strips-{k}.npz") for k in (1, 2, 3)]
+    assert [by[f"pair-strips-{k}"][by[f"pair-strips-{k}"].index("--out") + 1] for k in (1, 2, 3)] == strips
+    assert by["pair"][:4] == ("--data", *strips)
+    assert by["pair"][by["pair"].index("--out") + 1] == str(tmp_path / "cand/index-pair.onnx")
+    assert all("--split" not in by[f"pair-scenes-{n}"] for n in ("spread", "general", "reveal", "tight", "mixed", "spread2"))
     assert by["det2"][by["det2"].index("--init") + 1] == str(tmp_path / "runs/det/weights/best.pt")
     assert by["det3"][by["det3"].index("--init") + 1] == str(tmp_path / "runs/det2/weights/best.pt")
     assert by["mine-train"][-1] == str(tmp_path / "cand/index-det.onnx")
@@ -119,8 +127,9 @@ def test_running_the_recipe_again_resumes_after_the_last_finished_step(tmp_path,
     assert run_recipe(steps, marks, run=_Runner(fail="vision.synth"), only_plan=True)[0] == "crops-train"
     second = _Runner()
     assert run_recipe(steps, marks, run=second) == [s.name for s in steps[6:]]
-    # the general scenes were made before: the only scenes made now are the font-deck ones, later on
-    assert second.ran[0] == "vision.crops" and second.ran.count("vision.synth") == 1
+    # the general scenes were made before: the only scenes made now are the font-deck ones and the pair
+    # model's six sets, later on
+    assert second.ran[0] == "vision.crops" and second.ran.count("vision.synth") == 1 + 6
     assert run_recipe(steps, marks, run=_Runner(fail="vision.crops")) == []  # all done: nothing runs
     assert "done before, skipped" in capsys.readouterr().err
 
