@@ -140,3 +140,20 @@ def test_camera_frames_are_read_as_video_and_still_pictures_as_photos(monkeypatc
     assert asked == [True, True]
     camera.read_still(table())
     assert asked == [True, True, False]
+
+
+def test_the_table_hears_each_reason_to_abstain_in_a_few_words():
+    """The reader's reasons are long; the table sees the gist. A pairing the picture doubts, or one that could
+    go two ways, is a count in doubt; an unsure rank is a card in doubt."""
+    from vision.reader import Detections
+
+    def abstaining(*reasons: str) -> Detections:
+        return Detections("card", np.array([[0, 0, 10, 10]], np.float32), np.ones(1, np.float32), [Rank.ACE], [None],
+                          np.ones((1, len(Rank)), np.float32), np.zeros(1, np.int64), abstain=True, reasons=list(reasons))
+
+    doubted = abstaining("two corners paired as one card look like two cards in the picture (count uncertain)")
+    assert camera._why(doubted) == "unsure how many cards (best guess: A)"
+    two_ways = abstaining("indices could pair into cards in more than one way (count or ranks uncertain)")
+    assert camera._why(two_ways).startswith("unsure how many cards")
+    assert camera._why(abstaining("a card at [0, 0, 10, 10] is not read confidently (A at 0.55)")).startswith(
+        "unsure of a card")
