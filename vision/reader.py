@@ -1,6 +1,6 @@
 """The card reader: one photo or frame in, the face-up cards out.
 
-Two small ONNX models trained by the project (see ``models/README.md``) run in onnxruntime on the CPU:
+Three small ONNX models trained by the project (see ``models/README.md``) run in onnxruntime on the CPU:
 
 1. ``index-det.onnx`` finds every printed corner index (rank + suit pip) in the frame;
 2. ``index-cls.onnx`` (three classifiers in one file, their probabilities averaged: ``vision.ensemble``)
@@ -9,12 +9,13 @@ Two small ONNX models trained by the project (see ``models/README.md``) run in o
    at its other quarter turns;
 3. the indices are merged into cards: the two indices of one card carry the same rank and suit and lie
    about a card's diagonal apart; an index with no partner is a card whose other corner is hidden
-   (fans, overlaps, fingers).
+   (fans, overlaps, fingers). ``index-pair.onnx`` (``vision.pairs``) reads the picture between two indices
+   paired this way, and a pair it calls two cards makes the reader abstain.
 
 One type, :class:`Detections`, flows through every step (index level, then card level). The reader
 abstains when a card cannot be read confidently, when the merge of indices into cards is ambiguous
-(the count could be read two ways) or when no card is found. :class:`Stabiliser` votes over the last
-frames of a video and says when the reading is stable.
+(the count could be read two ways) or doubted by the picture, or when no card is found.
+:class:`Stabiliser` votes over the last frames of a video and says when the reading is stable.
 
 No torch and no ultralytics here: numpy, OpenCV and onnxruntime only.
 """
