@@ -45,6 +45,8 @@ class Exported(nn.Module):
 
 
 def load(paths: list[Path]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The strips of several files (``vision.pairs``) as one set: strips, labels, same-rank flags, and scene
+    numbers kept apart between files (the held-out tenth is drawn by scene, so no scene is split)."""
     xs, ys, rs, sc, offset = [], [], [], [], 0
     for p in paths:
         d = np.load(p)

@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 from assistant.cards import Rank
-from vision import pairs
 from vision.reader import (ECHO_REACH, ECHO_SURE, ECHO_WEAK, PAIR_DOUBT, PAIR_MIN_SAME, PAIR_SURE, RANK_CONFIDENCE,
                            CardReader, Detections, ImageError, Stabiliser, _echoes, load_image)
 
