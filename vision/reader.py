@@ -54,13 +54,9 @@ RANK_CONFIDENCE = 0.65
 DET_THRESHOLD = 0.10
 #: Suit reported only above this probability.
 SUIT_CONFIDENCE = 0.6
-#: Distance between the two indices of one card, in index sizes (sqrt of box area). The near end is
-#: short because a detected box is often larger than the printed index, and a card seen at an angle or
-#: in a photo resized to another aspect is foreshortened; chosen on the synthetic held-out scenes and
-#: the synthetic Cheat reveals (same-rank cards side by side), where 1.5 beat 3.0 on both.
-PAIR_RANGE = pairs.PAIR_RANGE
-#: Two indices in that range pair when the probability that they show the same rank is at least this
-#: (None: only when their best ranks agree). Chosen on the synthetic held-out-deck scenes.
+#: Two indices within a card's reach of each other (``pairs.within_reach``, ``pairs.PAIR_RANGE``) pair when
+#: the probability that they show the same rank is at least this (None: only when their best ranks agree).
+#: Chosen on the synthetic held-out-deck scenes.
 PAIR_MIN_SAME: float | None = 0.05
 #: The pair model (``vision.pairs``: is the picture between two indices one card?) doubts a pair that rank
 #: and distance make when it says "one card" with less than this probability, and the reader abstains: it
