@@ -34,7 +34,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from assistant.cards import CLAIMABLE
+from assistant.cards import CLAIMABLE, SUITS
 
 AISLERIOT_DIR = Path("/usr/share/aisleriot/cards")
 KDE_DIR = Path("/usr/share/carddecks")
@@ -275,8 +275,41 @@ def _rot_box(b, k):
     raise ValueError(k)
 
 
+#: Version of the rule that finds a deck's index boxes; a cache whose boxes an older rule found has them
+#: found again (``build_cache``).
+INDEX_RULE = 2
+#: A corner box holds a rank only if the ink in it differs between cards of one suit and different ranks
+#: by at least this share of its pixels (the median over pairs; real indices measure 0.064-0.26 over the
+#: installed decks, a corner pip or ornament 0.00-0.03)...
+RANK_VARIES = 0.05
+#: ... and ink covers at most this share of it (a box that is all "ink" lies on dark or shaded card art:
+#: real indices 0.23-0.57, kde:oxygen's boxes 0.83-0.85).
+MOST_INK = 0.6
+
+
+def holds_a_rank(cards: dict[str, np.ndarray], box) -> bool:
+    """Whether ``box`` (card-normalised) holds a printed rank on this deck's cards: its ink changes with the
+    rank. Why: the corner finder takes whatever ink lies in a corner of the 2s and 3s, and some decks print
+    there a lone suit pip (tango, tango_nuevo), an ornament (ornamental, nicu-ornamental) or nothing the
+    paper colour tells from shading (tigullio-international's top right, oxygen's dark cards); labelled as
+    indices, these taught the detector and classifier pips and ornaments, and made validation cards
+    "visible" by a corner with no rank on it."""
+    def ink(card: np.ndarray) -> np.ndarray:
+        h, w = card.shape[:2]
+        x0, y0, x1, y1 = int(box[0] * w), int(box[1] * h), int(np.ceil(box[2] * w)), int(np.ceil(box[3] * h))
+        return cv2.resize(_ink_mask(card)[y0:y1, x0:x1].astype(np.float32), (24, 24), interpolation=cv2.INTER_AREA)
+
+    shares, diffs = [], []
+    for suit in SUITS:
+        masks = [ink(cards[r + suit]) for r in RANKS if r + suit in cards]
+        shares += [float(m.mean()) for m in masks]
+        diffs += [float(np.abs(a - b).mean()) for i, a in enumerate(masks) for b in masks[i + 1:]]
+    return bool(diffs) and float(np.mean(shares)) <= MOST_INK and float(np.median(diffs)) >= RANK_VARIES
+
+
 def deck_index_boxes(cards: dict[str, np.ndarray]) -> list[tuple[float, float, float, float]]:
-    """Corner-index boxes shared by a deck, in card-normalised (x0, y0, x1, y1)."""
+    """Corner-index boxes shared by a deck, in card-normalised (x0, y0, x1, y1): the ink in the corners of
+    its 2s and 3s, kept where it holds a rank (``holds_a_rank``)."""
     refs = [c for code, c in cards.items() if code[:-1] in ("2", "3")]
     boxes_by_corner: dict[str, list] = {"tl": [], "br": [], "tr": []}
     for img in refs:
@@ -300,7 +333,9 @@ def deck_index_boxes(cards: dict[str, np.ndarray]) -> list[tuple[float, float, f
             b = _rot_box(b, 2)
         elif corner == "tr":
             b = (1 - b[2], b[1], 1 - b[0], b[3])
-        out.append(tuple(float(np.clip(v, 0, 1)) for v in b))
+        b = tuple(float(np.clip(v, 0, 1)) for v in b)
+        if holds_a_rank(cards, b):
+            out.append(b)
     return out
 
 
@@ -380,9 +415,21 @@ def cached_index(cache: Path) -> dict:
         raise SystemExit(f"no rendered card art in {cache} (index.json missing): render it where the decks "
                          "install (any vision.synth command), or unpack a pack there (python -m vision.artpack)")
     try:
-        return json.loads(index_path.read_text())
+        index = json.loads(index_path.read_text())
     except json.JSONDecodeError as e:
         raise SystemExit(f"{index_path} is not valid JSON ({e}): unpack or render the art again") from None
+    for entry in index.values():  # a pack made before today's rule: its boxes found again, in memory
+        if entry.get("index_rule") != INDEX_RULE:
+            refind_index_boxes(cache, entry)
+    return index
+
+
+def refind_index_boxes(cache: Path, entry: dict) -> None:
+    """Find a cached deck's index boxes again, by today's rule, from its rendered cards (in place)."""
+    folder = cache / entry["folder"]
+    imgs = {code: img for code in entry["cards"]
+            if (img := cv2.imread(str(folder / f"{code}.png"), cv2.IMREAD_UNCHANGED)) is not None}
+    entry["index_boxes"], entry["index_rule"] = deck_index_boxes(imgs), INDEX_RULE
 
 
 def build_cache(cache: Path, progress=None, install: bool = True) -> dict:
@@ -403,6 +450,10 @@ def build_cache(cache: Path, progress=None, install: bool = True) -> dict:
     index_path = cache / "index.json"
     index = json.loads(index_path.read_text()) if index_path.exists() else {}
     cache.mkdir(parents=True, exist_ok=True)
+    for name, entry in index.items():
+        if entry.get("index_rule") != INDEX_RULE:
+            refind_index_boxes(cache, entry)
+    index_path.write_text(json.dumps(index, indent=1))
     todo = [d for d in decks if d.name not in index]
     for i, deck in enumerate(todo):
         folder = cache / deck.name.replace(":", "__")
@@ -421,7 +472,7 @@ def build_cache(cache: Path, progress=None, install: bool = True) -> dict:
         for tmp in folder.glob(".*.svg"):
             tmp.unlink()
         boxes = deck_index_boxes(imgs)
-        index[deck.name] = {"folder": folder.name, "cards": sorted(imgs), "index_boxes": boxes}
+        index[deck.name] = {"folder": folder.name, "cards": sorted(imgs), "index_boxes": boxes, "index_rule": INDEX_RULE}
         if progress:
             progress(i + 1, len(todo), deck.name, len(imgs), len(boxes))
         index_path.write_text(json.dumps(index, indent=1))

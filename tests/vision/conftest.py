@@ -10,6 +10,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from assistant.cards import CLAIMABLE, SUITS  # noqa: E402
+from vision.art import INDEX_RULE  # noqa: E402
 
 CODES = [r.value + s for r in CLAIMABLE for s in SUITS]
 
@@ -34,6 +35,6 @@ def tiny_art_cache(root: Path, deck: str = "test:plain") -> Path:
     for code in CODES:
         cv2.imwrite(str(folder / f"{code}.png"), _plain_card(rng))
     index = {deck: {"folder": folder.name, "cards": sorted(CODES),
-                    "index_boxes": [[0.09, 0.07, 0.26, 0.25], [0.74, 0.75, 0.91, 0.93]]}}
+                    "index_boxes": [[0.09, 0.07, 0.26, 0.25], [0.74, 0.75, 0.91, 0.93]], "index_rule": INDEX_RULE}}
     (root / "index.json").write_text(json.dumps(index))
     return root

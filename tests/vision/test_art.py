@@ -93,3 +93,66 @@ def test_no_install_only_looks(bare_machine, monkeypatch, tmp_path):
     monkeypatch.setattr(art, "install_missing", lambda **_: pytest.fail("installed although told not to"))
     with pytest.raises(SystemExit, match="rsvg-convert not found: apt-get install librsvg2-bin"):
         art.build_cache(Path(tmp_path / "cache"), install=False)
+
+
+# ---------------------------------------------------------------- which corners hold an index
+
+def _deck(corner_pip: bool = True, dark: bool = False) -> dict:
+    """52 small cards: the rank and a pip in the top-left corner and, turned half round, the bottom right;
+    with ``corner_pip`` a lone pip in the top right, the same on every card (as aisleriot's tango prints);
+    ``dark``: dark card art with a light edge where the paper colour is sampled, so that every corner reads
+    as ink (as on kde's oxygen deck)."""
+    import cv2
+    import numpy as np
+
+    cards = {}
+    for rank in art.RANKS:
+        for suit in "SHDC":
+            img = np.zeros((180, 120, 4), np.uint8)
+            img[:, :] = (40, 40, 40, 255) if dark else (250, 250, 250, 255)
+            if dark:
+                img[:, :11] = (250, 250, 250, 255)
+            ink = (200, 200, 200) if dark else (20, 20, 160)
+            cv2.putText(img, rank, (7, 26), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (*ink, 255), 2)
+            cv2.circle(img, (15, 40), 6, (*ink, 255), -1)
+            if corner_pip:
+                cv2.circle(img, (104, 16), 7, (*ink, 255), -1)
+            img[90:] = img[:90][::-1, ::-1]  # the bottom half: the top half turned half round
+            cards[rank + suit] = img
+    return cards
+
+
+def test_a_corner_whose_ink_changes_with_the_rank_is_an_index_and_a_lone_pip_is_not():
+    """tango's and tango_nuevo's top-right pip, and the ornaments of the ornamental decks, were labelled as
+    indices until the nineteenth session: the ink there is the same on every rank."""
+    boxes = art.deck_index_boxes(_deck(corner_pip=True))
+    assert len(boxes) == 2, boxes
+    top, bottom = sorted(boxes, key=lambda b: b[1])
+    assert top[0] < 0.2 and top[1] < 0.2 and bottom[2] > 0.8 and bottom[3] > 0.8  # top left and bottom right
+    assert not art.holds_a_rank(_deck(), (0.78, 0.02, 0.97, 0.17))  # the lone pip's box
+    assert art.holds_a_rank(_deck(), top)
+
+
+def test_a_corner_on_dark_card_art_is_not_taken_for_an_index():
+    """On dark card art the paper-colour rule calls every corner ink: no box is kept, so the deck is left out
+    (the generators skip a deck without index boxes) rather than labelled wrong."""
+    assert art.deck_index_boxes(_deck(dark=True)) == []
+
+
+def test_a_cache_whose_boxes_an_older_rule_found_has_them_found_again(tmp_path):
+    """A cache rendered before the rule (or a pack unpacked from one) must not label its old boxes."""
+    import json
+
+    import cv2
+
+    folder = tmp_path / "test__deck"
+    folder.mkdir()
+    for code, img in _deck().items():
+        cv2.imwrite(str(folder / f"{code}.png"), img)
+    stale = {"test:deck": {"folder": folder.name, "cards": sorted(_deck()),
+                           "index_boxes": [[0.05, 0.03, 0.3, 0.27], [0.78, 0.02, 0.97, 0.17]]}}
+    (tmp_path / "index.json").write_text(json.dumps(stale))
+    entry = art.cached_index(tmp_path)["test:deck"]
+    assert entry["index_rule"] == art.INDEX_RULE
+    assert len(entry["index_boxes"]) == 2 and all(b[1] < 0.5 or b[3] > 0.8 for b in entry["index_boxes"])
+    assert not any(b[0] > 0.7 and b[3] < 0.3 for b in entry["index_boxes"])  # not the top-right pip
