@@ -418,18 +418,20 @@ def cached_index(cache: Path) -> dict:
         index = json.loads(index_path.read_text())
     except json.JSONDecodeError as e:
         raise SystemExit(f"{index_path} is not valid JSON ({e}): unpack or render the art again") from None
-    for entry in index.values():  # a pack made before today's rule: its boxes found again, in memory
-        if entry.get("index_rule") != INDEX_RULE:
-            refind_index_boxes(cache, entry)
+    refind_stale_boxes(cache, index)  # a pack made before today's rule: its boxes found again, in memory
     return index
 
 
-def refind_index_boxes(cache: Path, entry: dict) -> None:
-    """Find a cached deck's index boxes again, by today's rule, from its rendered cards (in place)."""
-    folder = cache / entry["folder"]
-    imgs = {code: img for code in entry["cards"]
-            if (img := cv2.imread(str(folder / f"{code}.png"), cv2.IMREAD_UNCHANGED)) is not None}
-    entry["index_boxes"], entry["index_rule"] = deck_index_boxes(imgs), INDEX_RULE
+def refind_stale_boxes(cache: Path, index: dict) -> bool:
+    """Find again, by today's rule and from their rendered cards, the index boxes of the cached decks whose
+    boxes an older rule found (in place); whether any were."""
+    stale = [entry for entry in index.values() if entry.get("index_rule") != INDEX_RULE]
+    for entry in stale:
+        folder = cache / entry["folder"]
+        imgs = {code: img for code in entry["cards"]
+                if (img := cv2.imread(str(folder / f"{code}.png"), cv2.IMREAD_UNCHANGED)) is not None}
+        entry["index_boxes"], entry["index_rule"] = deck_index_boxes(imgs), INDEX_RULE
+    return bool(stale)
 
 
 def build_cache(cache: Path, progress=None, install: bool = True) -> dict:
@@ -450,10 +452,8 @@ def build_cache(cache: Path, progress=None, install: bool = True) -> dict:
     index_path = cache / "index.json"
     index = json.loads(index_path.read_text()) if index_path.exists() else {}
     cache.mkdir(parents=True, exist_ok=True)
-    for name, entry in index.items():
-        if entry.get("index_rule") != INDEX_RULE:
-            refind_index_boxes(cache, entry)
-    index_path.write_text(json.dumps(index, indent=1))
+    if refind_stale_boxes(cache, index):
+        index_path.write_text(json.dumps(index, indent=1))
     todo = [d for d in decks if d.name not in index]
     for i, deck in enumerate(todo):
         folder = cache / deck.name.replace(":", "__")
