@@ -127,13 +127,15 @@ def agreement(net: nn.Module, onnx_path: Path, x: torch.Tensor) -> float:
 FIT_STEPS = 20
 
 
-def fitted_schedule(opt, lr: float, minutes: float, steps_done: int, seconds: float, steps_per_epoch: int):
+def fitted_schedule(opt, lr: float, minutes: float, steps_done: int, seconds: float, steps_per_epoch: int,
+                    most_epochs: int):
     """A one-cycle schedule as long as ``minutes`` hold at the speed of the ``steps_done`` steps so far
-    (nine tenths of them: validation and checkpoints take the rest), continuing from those steps; and its
-    length in epochs. Why: on a lent GPU the time is fixed and the speed unknown beforehand, and a
-    schedule sized for more epochs than fit would stop before its rate comes down."""
+    (nine tenths of them: validation and checkpoints take the rest), but no longer than ``most_epochs``,
+    continuing from those steps; and its length in epochs. Why: on a lent GPU the time is fixed and the
+    speed unknown beforehand, and a schedule sized for more epochs than fit would stop before its rate
+    comes down; on a fast machine the recipe's own length still bounds it."""
     total = max(steps_done + 1, int(minutes * 60 * 0.9 * steps_done / seconds))
-    epochs = -(-total // steps_per_epoch)
+    epochs = min(most_epochs, -(-total // steps_per_epoch))
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=epochs * steps_per_epoch, pct_start=0.1,
                                                 last_epoch=steps_done - 1)
     return sched, epochs
@@ -389,7 +391,8 @@ def main(argv=None) -> int:
             opt.step()
             sched.step()
             if a.fit and ep == 0 and s + 1 == min(FIT_STEPS, steps_per_epoch):
-                sched, a.epochs = fitted_schedule(opt, a.lr, a.minutes, s + 1, time.time() - t_start, steps_per_epoch)
+                sched, a.epochs = fitted_schedule(opt, a.lr, a.minutes, s + 1, time.time() - t_start, steps_per_epoch,
+                                                  a.epochs)
                 print(f"schedule fitted to {a.minutes} minutes: {a.epochs} epochs of {steps_per_epoch} steps", flush=True)
             tl += float(loss.detach()) * len(idx)
             tc += int((out.argmax(1) == target).sum())
