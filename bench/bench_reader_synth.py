@@ -2,7 +2,7 @@
 threshold and the classifier's veto are chosen, never on realdev.
 
     python bench/bench_reader_synth.py --data /work/cards-data/det1 [--thresholds 0.1,0.2,0.3] [--vetoes 0.5,0.8]
-        [--det-model ONNX] [--cls-model ONNX] [--wider-look]
+        [--det-model ONNX] [--cls-model ONNX] [--gate-model ONNX|none] [--wider-look]
 
 The scenes are read as video frames (no wider look), so that one detection pass serves every threshold;
 ``--wider-look`` reads them as photos (``CardReader.indices``), at one threshold.
@@ -26,7 +26,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from vision.reader import CLS_MODEL, DET_MODEL, PAIR_MODEL, CardReader, box_iou, load_image  # noqa: E402
+from vision.reader import CLS_MODEL, DET_MODEL, GATE_MODEL, PAIR_MODEL, CardReader, box_iou, load_image  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -45,6 +45,9 @@ def main(argv=None) -> int:
                     help="another pair model (vision.pairs) to compare, or \"none\" to pair by rank and distance alone")
     ap.add_argument("--pair-bars", default="",
                     help="comma list of DOUBT:SURE pair-model probabilities to compare (default: the reader's)")
+    ap.add_argument("--gate-model", default=str(GATE_MODEL),
+                    help="another gate (vision.gate), or \"none\" for the doubts alone, where --rank-confidences and "
+                         "--pair-bars decide (with a gate they only change the reasons given)")
     ap.add_argument("--wider-look", action="store_true",
                     help="read the scenes as photos: the wider look where the first keeps no index (one threshold)")
     a = ap.parse_args(argv)
@@ -52,7 +55,8 @@ def main(argv=None) -> int:
         ap.error("--wider-look reads at one detection threshold: give one to --thresholds")
     metas = sorted((a.data / "meta" / a.split).glob("*.json"))[: a.limit]
     reader = CardReader(a.det_model, a.cls_model, det_threshold=float(a.thresholds) if a.wider_look else 0.05,
-                        pair_model=None if a.pair_model == "none" else Path(a.pair_model))
+                        pair_model=None if a.pair_model == "none" else Path(a.pair_model),
+                        gate_model=None if a.gate_model == "none" else Path(a.gate_model))
     images = [(json.loads(m.read_text()), load_image(a.data / "images" / a.split / f"{m.stem}.jpg")) for m in metas]
     for inside in [float(v) for v in a.inside.split(",")]:
         reader.inside = inside

@@ -1,6 +1,6 @@
 """Accuracy of the card reader on real photographs (``../shared/realdev``, never trained on).
 
-    python bench/reader_accuracy.py [--realdev DIR] [--limit N] [--json-out FILE] [--cls-model F] [--rank-confidence P]
+    python bench/reader_accuracy.py [--realdev DIR] [--limit N] [--json-out FILE] [--cls-model F] [--gate-model F|none] [--rank-confidence P]
 
 Scores by rank within each image: the multiset of ranks read against the labelled one.
 Card-level precision / recall / F1 (summed over images), exact-image rate (multisets equal), abstain rate,
@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from assistant.cards import Rank  # noqa: E402
-from vision.reader import CLS_MODEL, DET_MODEL, PAIR_MODEL, RANK_CONFIDENCE, CardReader  # noqa: E402
+from vision.reader import CLS_MODEL, DET_MODEL, GATE_MODEL, PAIR_MODEL, RANK_CONFIDENCE, CardReader  # noqa: E402
 
 RANKS = [r.value for r in Rank]
 
@@ -82,6 +82,8 @@ def main(argv=None) -> int:
     ap.add_argument("--pair-model", default=str(PAIR_MODEL),
                     help="another pair model (vision.pairs) to compare, or \"none\" to pair by rank and distance alone")
     ap.add_argument("--pair-bars", default="", help="DOUBT:SURE pair-model probabilities (default: the reader's)")
+    ap.add_argument("--gate-model", default=str(GATE_MODEL),
+                    help="another gate (vision.gate), or \"none\": the doubts alone decide when to abstain")
     ap.add_argument("--rank-confidence", type=float, default=RANK_CONFIDENCE,
                     help=f"the rank probability under which a card is unsure (default: the reader's, {RANK_CONFIDENCE})")
     a = ap.parse_args(argv)
@@ -100,7 +102,8 @@ def main(argv=None) -> int:
         rows = keep
     reader = CardReader(det_model=a.det_model, cls_model=a.cls_model,
                         pair_model=None if a.pair_model == "none" else Path(a.pair_model),
-                        rank_confidence=a.rank_confidence)
+                        rank_confidence=a.rank_confidence,
+                        gate_model=None if a.gate_model == "none" else Path(a.gate_model))
     if a.pair_bars:
         reader.pair_doubt, reader.pair_sure = (float(v) for v in a.pair_bars.split(":"))
     stats = defaultdict(lambda: Counter())

@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 import cv2  # noqa: E402
 
 from vision import int8  # noqa: E402
-from vision.reader import CLS_MODEL, DET_MODEL, PAIR_MODEL, CardReader  # noqa: E402
+from vision.reader import CLS_MODEL, DET_MODEL, GATE_MODEL, PAIR_MODEL, CardReader  # noqa: E402
 
 
 def cpu_name() -> str:
@@ -45,6 +45,7 @@ def main(argv=None) -> int:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--det-model", type=Path, default=DET_MODEL, help="another detector to compare (default: the shipped one)")
     ap.add_argument("--cls-model", type=Path, default=CLS_MODEL, help="another classifier to compare (default: the shipped one)")
+    ap.add_argument("--gate-model", default=str(GATE_MODEL), help="another gate to compare, or \"none\"")
     ap.add_argument("--pair-model", default=str(PAIR_MODEL),
                     help="another pair model to compare, or \"none\" to pair by rank and distance alone")
     a = ap.parse_args(argv)
@@ -62,7 +63,8 @@ def main(argv=None) -> int:
     frames = [cv2.resize(cv2.imread(str(p)), (640, 480)) for p in paths]
     t = time.perf_counter()
     reader = CardReader(det_model=a.det_model, cls_model=a.cls_model, threads=a.threads,
-                        pair_model=None if a.pair_model == "none" else Path(a.pair_model))
+                        pair_model=None if a.pair_model == "none" else Path(a.pair_model),
+                        gate_model=None if a.gate_model == "none" else Path(a.gate_model))
     load_ms = (time.perf_counter() - t) * 1000
     for f in frames[:3]:
         reader.read(f)  # warm-up

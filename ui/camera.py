@@ -78,7 +78,9 @@ class ReaderAdapter:
         self.module = module
         folder = os.environ.get("CHEAT_REFEREE_MODELS")  # models kept outside the repository's models/
         if folder:
-            self.reader = module.CardReader(det_model=Path(folder) / "index-det.onnx", cls_model=Path(folder) / "index-cls.onnx")
+            models = Path(folder)
+            self.reader = module.CardReader(det_model=models / "index-det.onnx", cls_model=models / "index-cls.onnx",
+                                            pair_model=models / "index-pair.onnx", gate_model=models / "index-gate.onnx")
         else:
             self.reader = module.CardReader()
         self.lock = threading.Lock()
@@ -134,8 +136,10 @@ def _why(detections: Any) -> str:
     parts = []
     if "count" in reasons or "more than one way" in reasons:
         parts.append("unsure how many cards")
-    if "confiden" in reasons or not parts:
+    if "confiden" in reasons:
         parts.append("unsure of a card")
+    if not parts:  # the gate's judgement alone (vision.gate): no single card or pairing to point at
+        parts.append("unsure of the reading" if "more likely wrong" in reasons else "unsure of a card")
     return ", ".join(parts) + (f" (best guess: {guesses})" if guesses else "")
 
 

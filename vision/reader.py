@@ -10,11 +10,15 @@ Three small ONNX models trained by the project (see ``models/README.md``) run in
 3. the indices are merged into cards: the two indices of one card carry the same rank and suit and lie
    about a card's diagonal apart; an index with no partner is a card whose other corner is hidden
    (fans, overlaps, fingers). ``index-pair.onnx`` (``vision.pairs``) reads the picture between two indices
-   paired this way, and a pair it calls two cards makes the reader abstain.
+   paired this way;
+4. ``index-gate.onnx`` (``vision.gate``) says from what the three steps computed how likely the reading is right,
+   and the reader answers only when it is more likely right than not.
 
 One type, :class:`Detections`, flows through every step (index level, then card level). The reader
-abstains when a card cannot be read confidently, when the merge of indices into cards is ambiguous
-(the count could be read two ways) or doubted by the picture, or when no card is found.
+abstains when no card is found or when the gate finds the reading more likely wrong than right; its reasons
+then name its doubts: a card not read confidently, a merge of indices into cards that is ambiguous (the count
+could be read two ways) or doubted by the picture. Without a gate (``gate_model=None``) those doubts alone
+make it abstain, as before the twenty-first session.
 :class:`Stabiliser` votes over the last frames of a video and says when the reading is stable.
 
 No torch and no ultralytics here: numpy, OpenCV and onnxruntime only.
@@ -33,16 +37,17 @@ import cv2
 import numpy as np
 
 from assistant.cards import Rank
-from vision import box_decoding, int8, pairs
+from vision import box_decoding, gate, int8, pairs
 from vision.canvas import on_canvas, placement
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 DET_MODEL = MODELS_DIR / "index-det.onnx"
 CLS_MODEL = MODELS_DIR / "index-cls.onnx"
 PAIR_MODEL = MODELS_DIR / "index-pair.onnx"
+GATE_MODEL = MODELS_DIR / "index-gate.onnx"
 
 #: Below this probability for its rank (its indices' readings combined) a card is "not read
-#: confidently" and the reader abstains. Chosen on the synthetic held-out scenes (general, reveals,
+#: confidently": a doubt, and without a gate a reason to abstain. Chosen on the synthetic held-out scenes (general, reveals,
 #: spreads; bench_reader_synth.py --rank-confidences): raised while most of the readings it turns into
 #: abstentions would have been wrong. With one classifier that stopped at 0.6: of the readings 0.5 -> 0.6
 #: turned into abstentions 10 of 11, 15 of 21 and 12 of 16 were wrong, of those 0.6 -> 0.7 added only 4 of
@@ -59,8 +64,8 @@ SUIT_CONFIDENCE = 0.6
 #: Chosen on the synthetic held-out-deck scenes.
 PAIR_MIN_SAME: float | None = 0.05
 #: The pair model (``vision.pairs``: is the picture between two indices one card?) doubts a pair that rank
-#: and distance make when it says "one card" with less than this probability, and the reader abstains: it
-#: does not guess which corners go together. Chosen on the synthetic held-out scenes (models/README.md,
+#: and distance make when it says "one card" with less than this probability: a doubt, and without a gate a
+#: reason to abstain (the gate reads the probability itself). Chosen on the synthetic held-out scenes (models/README.md,
 #: eighteenth session): of the readings this doubt turns into abstentions, 96 of 116 on ten sets were wrong.
 PAIR_DOUBT = 0.02
 #: A pair the pair model calls one card with at least this probability made first, taking its two indices
@@ -203,6 +208,11 @@ class Detections:
     reasons: list = field(default_factory=list)
     indices: "Detections | None" = None
     image_size: tuple = (0, 0)  # (width, height)
+    #: What the gate reads of a card-level reading (``vision.gate.FEATURES``; None when no index was found),
+    #: and its probability that the reading is right (None without a gate). ``vision.train_gate`` fits the
+    #: gate to the evidence of readings made without one.
+    evidence: np.ndarray | None = None
+    p_right: float | None = None
 
     @classmethod
     def empty(cls, level: str = "index", image_size=(0, 0)) -> "Detections":
@@ -397,7 +407,8 @@ class CardReader:
 
     def __init__(self, det_model: Path | str = DET_MODEL, cls_model: Path | str = CLS_MODEL, threads: int = 2,
                  det_threshold: float = DET_THRESHOLD, rank_confidence: float = RANK_CONFIDENCE,
-                 veto: float = NOT_AN_INDEX_VETO, pair_model: Path | str | None = PAIR_MODEL):
+                 veto: float = NOT_AN_INDEX_VETO, pair_model: Path | str | None = PAIR_MODEL,
+                 gate_model: Path | str | None = GATE_MODEL):
         self.threads = threads
         self._det_model = model_bytes(Path(det_model))
         square = session(self._det_model, threads)
@@ -412,6 +423,8 @@ class CardReader:
         #: The pair model (``vision.pairs``), or None: pairs are then made by rank and distance alone.
         self.pair = session(Path(pair_model), threads) if pair_model is not None else None
         self.pair_doubt, self.pair_sure = PAIR_DOUBT, PAIR_SURE
+        #: The gate (``vision.gate``), or None: the doubts alone then make the reader abstain.
+        self.gate = self._gate_session(Path(gate_model)) if gate_model is not None else None
         self.det_threshold = det_threshold
         self.rank_confidence = rank_confidence
         self.veto = veto
@@ -428,6 +441,13 @@ class CardReader:
         self._card_classes = np.array([i for i, n in enumerate(names) if n != NOT_AN_INDEX])
         self._rank_of_class = np.array([ranks.index(Rank.JOKER if n.startswith("JOKER") else Rank(n[:-1])) for n in cards])
         self._suit_of_class = [None if n.startswith("JOKER") else n[-1] for n in cards]
+
+    def _gate_session(self, path: Path):
+        if not path.exists():
+            raise FileNotFoundError(f"model file missing: {path} (the models ship in the repository's models/ folder)")
+        sess = session(path.read_bytes(), threads=1)
+        gate.check_features(sess)
+        return sess
 
     # -- step 1: corner indices
     def detect(self, img: np.ndarray, shrink: float = 1.0) -> Detections:
@@ -513,9 +533,10 @@ class CardReader:
         probs = self.pair.run(None, {self.pair.get_inputs()[0].name: pairs.strips_tensor(strips)})[0]
         return {e: float(p) for e, p in zip(asked, probs)}
 
-    def _pair(self, det: Detections, img: np.ndarray | None) -> tuple[np.ndarray, int, bool, bool]:
-        """Which indices are one card's: each index's card number, the number of cards, whether another
-        pairing would give another count or other ranks, and whether the picture doubts a pair made. Two
+    def _pair(self, det: Detections, img: np.ndarray | None) -> tuple[gate.Pairing, bool]:
+        """Which indices are one card's (each index's card number, the number of cards, whether another
+        pairing would give another count or other ranks, what the gate reads of it), and whether the picture
+        doubts a pair made. Two
         indices can pair when they lie a card's diagonal apart, are about as large, may show the same rank
         and do not show different suits; the likeliest pairs are made first. With ``img`` and the pair
         model, a pair made that the picture calls two cards is doubted (and, with ``pair_sure``, a pair it
@@ -549,11 +570,14 @@ class CardReader:
         one_card |= self._one_card(img, det, [e for e in made if e not in one_card])
         doubted = any(one_card[e] < self.pair_doubt for e in made if e in one_card)
         open_pairs = [(i, j) for _, _, i, j in rest if i not in taken and j not in taken]
-        return card, k, _pairings_disagree(det.rank_probs, open_pairs), doubted
+        unmade = [-s for s, _, i, j in rest if (i, j) not in made]
+        pairing = gate.Pairing(card, k, _pairings_disagree(det.rank_probs, open_pairs),
+                               {e: one_card[e] for e in made if e in one_card}, max(unmade, default=0.0))
+        return pairing, doubted
 
     def merge(self, det: Detections, img: np.ndarray | None = None) -> Detections:
-        """Step 3: the read indices merged into cards, with the reasons to abstain. ``img``, the picture the
-        indices were read in, is needed only by a pair model (``_pair``)."""
+        """Step 3: the read indices merged into cards, the gate's judgement of the reading, and the reasons to
+        abstain. ``img``, the picture the indices were read in, is needed only by a pair model (``_pair``)."""
         n = len(det)
         reasons: list[str] = []
         if n == 0:
@@ -561,8 +585,9 @@ class CardReader:
             out.indices = det
             out.abstain, out.reasons = True, ["no card index found"]
             return out
-        card, k, ambiguous, doubted = self._pair(det, img)
-        if ambiguous:
+        pairing, doubted = self._pair(det, img)
+        card, k = pairing.card, pairing.cards
+        if pairing.disagree:
             reasons.append("indices could pair into cards in more than one way (count or ranks uncertain)")
         if doubted:
             reasons.append("two corners paired as one card look like two cards in the picture (count uncertain)")
@@ -582,12 +607,18 @@ class CardReader:
             if joint.max() < self.rank_confidence:
                 reasons.append(f"a card at {[int(v) for v in rows_xyxy[-1]]} is not read confidently "
                                f"({r.value} at {joint.max():.2f})")
+        evidence = gate.scene_features(det.xyxy, det.confidence, np.array(rows_probs), pairing, det.image_size)
+        p_right = None
+        if self.gate is not None:
+            p_right = float(self.gate.run(None, {"features": evidence[None]})[0][0, 0])
+            reasons = ([f"the reading is more likely wrong than right (the gate gives it {p_right:.2f})"] + reasons
+                       if p_right < gate.ANSWER_AT else [])
         order = np.lexsort((np.array([b[0] for b in rows_xyxy]), np.array([b[1] for b in rows_xyxy])))
         out = Detections("card", np.array(rows_xyxy, np.float32)[order], np.array(rows_conf, np.float32)[order],
                          [rows_rank[i] for i in order], [rows_suit[i] for i in order],
                          np.array(rows_probs, np.float32)[order], np.arange(k, dtype=np.int64),
                          abstain=bool(reasons), reasons=reasons, indices=replace(det, card=card),
-                         image_size=det.image_size)
+                         image_size=det.image_size, evidence=evidence, p_right=p_right)
         return out
 
     def indices(self, img: np.ndarray, wider: bool = True) -> Detections:

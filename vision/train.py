@@ -12,7 +12,9 @@ The whole recipe is one command, ``python -m vision.train all`` (``scripts/train
 training venv): card art, scenes, three detector schedules, the detector's export, classifier crops
 rendered and cut by that detector, two classifier schedules, font-deck crops (``vision.fontdeck``) and a
 third schedule on them, more font-deck crops and scenes and a fourth schedule, and the classifier: the
-int8 exports of the last three schedules joined into one averaging model (``vision.ensemble``), each step
+int8 exports of the last three schedules joined into one averaging model (``vision.ensemble``); then the pair
+model (``vision.train_pairs``), the fourth classifier schedule and the detector each trained further on data
+labelled by the corrected index boxes, and the gate fitted to those models (``vision.train_gate``), each step
 in turn (:func:`recipe`). A finished step leaves a mark and is skipped when the command runs again;
 an interrupted training step resumes from its ``last.pt``, any other step starts again. The models are
 exported beside the runs (``--models``, default ``RUNS/candidate``), not into ``models/``: a candidate
@@ -140,14 +142,17 @@ def cmd_det(a) -> None:
 
 
 def _data_yaml(a, run: Path) -> Path:
-    """The scenes to train on: ``--data``'s, plus the training scenes of each ``--also`` set (validation
-    stays ``--data``'s, so the figures of one schedule compare with the last one's)."""
-    if not a.also:
+    """The scenes to train on: ``--data``'s, plus the training scenes of each ``--also`` set. Validation
+    stays ``--data``'s, so the figures of one schedule compare with the last one's, or is ``--val``'s (a
+    schedule on other training scenes, validated on the scenes the earlier schedules were)."""
+    val = getattr(a, "val", None)
+    if not a.also and val is None:
         return a.data / "data.yaml"
     run.mkdir(parents=True, exist_ok=True)
     train = [str((d / "images" / "train").resolve()) for d in (a.data, *a.also)]
     yaml = run / "data.yaml"
-    yaml.write_text(f"path: {a.data.resolve()}\ntrain: [{', '.join(train)}]\nval: images/val\n"
+    yaml.write_text(f"path: {a.data.resolve()}\ntrain: [{', '.join(train)}]\n"
+                    f"val: {((val or a.data) / 'images' / 'val').resolve()}\n"
                     + (a.data / "data.yaml").read_text().split("val: images/val\n", 1)[1])
     return yaml
 
@@ -205,6 +210,19 @@ PAIR_SCENES = (
     ("spread2", 1200, 206, ("--spread", "--font-decks", "0.4", "--photos", "0.2", "--stretch", "1.8")),
 )
 PAIR_STRIPS = ((1, ("general", "spread")), (2, ("reveal", "tight")), (3, ("mixed", "spread2")))
+#: The classifier's member retrained on crops cut by the corrected index boxes (twentieth session) takes the
+#: fourth schedule's place in the mean.
+CLEAN_MEMBERS = ("cls-effnet2", "cls-font", "cls-clean")
+#: The gate's scenes (name, count, seed, more vision.synth options): the val split (held-out designs), seeds
+#: no other step uses (models/README.md, twenty-first session).
+GATE_SCENES = (
+    ("font-reveal", 200, 406, ("--reveal", "--font-decks", "1.0")),
+    ("font", 300, 404, ("--font-decks", "1.0")),
+    ("general", 800, 401, ()),
+    ("photo", 300, 405, ("--photos", "1.0")),
+    ("reveal", 500, 402, ("--reveal",)),
+    ("spread", 400, 403, ("--spread",)),
+)
 
 
 def recipe(data: Path, runs: Path, models: Path) -> list[Step]:
@@ -214,7 +232,7 @@ def recipe(data: Path, runs: Path, models: Path) -> list[Step]:
     the one shipped at the time), and the third and fourth schedules train on this recipe's one crop
     folder (the shipped ones started from the shipped file, ``--init models/index-cls.onnx``, on crop
     folders made for each, ``cls8`` and ``cls9`` in the model card)."""
-    det, cls, font_scenes = data / "det1", data / "cls3", data / "det-font"
+    det, cls, font_scenes, clean = data / "det1", data / "cls3", data / "det-font", data / "cls-clean"
     det_model = models / "index-det.onnx"
     members = models / "cls-members"
 
@@ -270,6 +288,37 @@ def recipe(data: Path, runs: Path, models: Path) -> list[Step]:
                runs / f"pair-strips-{k}.npz", "--seed", k) for k, names in PAIR_STRIPS],
         step("pair", "vision.train_pairs", "--data", *[runs / f"pair-strips-{k}.npz" for k, _ in PAIR_STRIPS],
              "--out", models / "index-pair.onnx", "--epochs", 12, "--checkpoint", runs / "pair.pt"),
+        # the fourth classifier schedule trained further on crops cut by the corrected index boxes (twentieth
+        # session), in its place in the mean
+        step("clean-crops", "vision.crops", "--out", clean, "--count", 12000, "--seed", 111),
+        step("clean-font-crops", "vision.crops", "--out", clean, "--count", 6000, "--seed", 151, "--font-decks", 1.0,
+             "--prefix", "f_"),
+        step("clean-crops-val", "vision.crops", "--out", clean, "--count", 2000, "--seed", 12, "--split", "val"),
+        step("clean-scenes", "vision.synth", "--out", data / "scenes7", "--count", 1000, "--seed", 7),
+        step("clean-scenes-val", "vision.synth", "--out", data / "scenes77", "--count", 200, "--seed", 77, "--split", "val"),
+        step("clean-mine", "vision.mine", "--scenes", data / "scenes7", "--out", clean, "--split", "train",
+             "--det-model", det_model),
+        step("clean-mine-val", "vision.mine", "--scenes", data / "scenes77", "--out", clean, "--split", "val",
+             "--det-model", det_model),
+        step("cls-clean", "vision.train_cls", "--data", clean, "--out", runs / "cls-clean",
+             "--init", runs / "cls-more" / "best.pt", "--lr", 5e-4, "--batch", 96, "--epochs", 4, "--samples", 26000),
+        step("cls-clean-export", "vision.train_cls", "--data", clean, "--out", runs / "cls-clean",
+             "--export", members / "cls-clean.onnx", "--int8"),
+        step("cls-clean-ensemble", "vision.ensemble", "--out", models / "index-cls.onnx",
+             *[members / f"{run}.onnx" for run in CLEAN_MEMBERS]),
+        # the detector trained further on the pair model's scenes, whose labels are the corrected ones
+        # (nineteenth session), validated on the first scenes' validation split
+        step("det-clean", "vision.train", "det", "--data", data / "pairs" / "general",
+             "--also", *[data / "pairs" / name for name, *_ in PAIR_SCENES if name != "general"],
+             "--val", det, "--runs", runs, "--name", "det-clean", "--init", runs / "det3" / "weights" / "best.pt",
+             "--hours", 1.45, "--epochs", 10),
+        step("det-clean-export", "vision.train", "export", "--runs", runs, "--models", models, "--name", "det-clean",
+             "--data", data / "pairs" / "general"),
+        # the gate, fitted last: to the three models as they ship (twenty-first session)
+        *[step(f"gate-scenes-{name}", "vision.synth", "--out", data / "gate" / name, "--count", count, "--seed", seed,
+               "--split", "val", *more) for name, count, seed, more in GATE_SCENES],
+        step("gate", "vision.train_gate", "--models", models, "--out", models / "index-gate.onnx",
+             *[data / "gate" / name for name, *_ in GATE_SCENES]),
     ]
 
 
@@ -310,8 +359,9 @@ def cmd_all(a) -> None:
     run_recipe(steps, a.runs / "recipe-marks", only_plan=a.plan,
                resume_hint=shlex.join(again + (["--models", str(a.models)] if a.models else [])))
     if not a.plan:
-        print(f"[train] done: {models / 'index-det.onnx'}, {models / 'index-cls.onnx'} and {models / 'index-pair.onnx'}; "
-              f"measure them with bench/reader_accuracy.py --det-model ... --cls-model ... --pair-model ... before "
+        print(f"[train] done: {models / 'index-det.onnx'}, {models / 'index-cls.onnx'}, {models / 'index-pair.onnx'} and "
+              f"{models / 'index-gate.onnx'}; measure them with bench/reader_accuracy.py --det-model ... --cls-model ... "
+              f"--pair-model ... --gate-model ... before "
               f"copying them into models/",
               file=sys.stderr)
 
@@ -333,6 +383,7 @@ def main(argv=None) -> int:
                         "schedules, whose last epoch had none)")
     d.add_argument("--also", type=Path, nargs="*", default=[],
                    help="more scene folders (vision.synth --out) whose training scenes are added")
+    d.add_argument("--val", type=Path, help="a scene folder whose validation scenes are used instead of --data's")
     d.add_argument("--imgsz", type=int, default=DET_IMGSZ, help="training image size (the reader runs the "
                    "detector at the size it was exported at)")
     d.add_argument("--width", type=float, default=PICO_WIDTH, help="channel width of a network trained from "

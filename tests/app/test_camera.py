@@ -144,7 +144,7 @@ def test_camera_frames_are_read_as_video_and_still_pictures_as_photos(monkeypatc
 
 def test_the_table_hears_each_reason_to_abstain_in_a_few_words():
     """The reader's reasons are long; the table sees the gist. A pairing the picture doubts, or one that could
-    go two ways, is a count in doubt; an unsure rank is a card in doubt."""
+    go two ways, is a count in doubt; an unsure rank is a card in doubt; the gate's judgement alone, the reading."""
     from vision.reader import Detections
 
     def abstaining(*reasons: str) -> Detections:
@@ -157,3 +157,8 @@ def test_the_table_hears_each_reason_to_abstain_in_a_few_words():
     assert camera._why(two_ways).startswith("unsure how many cards")
     assert camera._why(abstaining("a card at [0, 0, 10, 10] is not read confidently (A at 0.55)")).startswith(
         "unsure of a card")
+    gate_only = abstaining("the reading is more likely wrong than right (the gate gives it 0.31)")
+    assert camera._why(gate_only) == "unsure of the reading (best guess: A)"
+    gate_and_rank = abstaining("the reading is more likely wrong than right (the gate gives it 0.31)",
+                               "a card at [0, 0, 10, 10] is not read confidently (A at 0.55)")
+    assert camera._why(gate_and_rank).startswith("unsure of a card")

@@ -67,8 +67,9 @@ def _indices(rows):
 
 @pytest.fixture(scope="module")
 def merger():
-    # merge() uses only the thresholds, not the sessions
+    # merge() uses only the thresholds, not the sessions; no gate, so the doubts alone decide when to abstain
     r = CardReader.__new__(CardReader)
+    r.gate = None
     r.rank_confidence = RANK_CONFIDENCE
     r.pair_min_same = PAIR_MIN_SAME
     r.pair, r.pair_doubt, r.pair_sure = None, PAIR_DOUBT, PAIR_SURE
@@ -123,8 +124,9 @@ def test_pairings_that_agree_on_count_and_ranks_do_not_abstain(merger):
 
 def _with_pair_model(probs: dict, sure: float | None = PAIR_SURE) -> CardReader:
     """A merger whose pair model calls each asked pair of indices (i, j), i < j, one card with the
-    probability ``probs`` gives it."""
+    probability ``probs`` gives it. No gate: the doubts alone decide when to abstain."""
     r = CardReader.__new__(CardReader)
+    r.gate = None
     r.rank_confidence, r.pair_min_same = RANK_CONFIDENCE, PAIR_MIN_SAME
     r.pair_doubt, r.pair_sure = PAIR_DOUBT, sure
     r.pair = object()

@@ -21,8 +21,17 @@ def test_also_adds_training_scenes_and_keeps_validation(tmp_path):
     base, more = _scene_set(tmp_path / "det1"), _scene_set(tmp_path / "jokers")
     yaml = _data_yaml(SimpleNamespace(data=base, also=[more]), tmp_path / "runs" / "det5").read_text()
     assert f"train: [{base.resolve()}/images/train, {more.resolve()}/images/train]" in yaml
-    assert "val: images/val" in yaml and f"path: {base.resolve()}" in yaml
+    assert f"val: {base.resolve()}/images/val" in yaml and f"path: {base.resolve()}" in yaml
     assert yaml.endswith("names:\n  0: 'A'\n  1: '2'\n")
+
+
+def test_val_validates_on_another_set_s_scenes(tmp_path):
+    """A schedule on other training scenes (the pair model's) is validated on the scenes the earlier schedules
+    were (det1's), so their figures compare."""
+    pairs, det1 = _scene_set(tmp_path / "pairs-general"), _scene_set(tmp_path / "det1")
+    yaml = _data_yaml(SimpleNamespace(data=pairs, also=[], val=det1), tmp_path / "runs" / "det-clean").read_text()
+    assert f"train: [{pairs.resolve()}/images/train]" in yaml
+    assert f"val: {det1.resolve()}/images/val" in yaml
 
 
 def test_without_also_the_set_trains_on_its_own_list(tmp_path):
@@ -80,7 +89,10 @@ def test_the_recipe_trains_the_detector_before_cutting_crops_with_it(tmp_path):
     from the last one's best weights, its export, then crops cut by that exported detector and two
     classifier schedules, font-deck crops and a third schedule on them, more font-deck crops and mined font-deck
     scenes and a fourth schedule, and the classifier: the mean of the last three schedules' exports, beside
-    the detector (not into models/); then the pair model's scenes, its strips and the pair model."""
+    the detector (not into models/); then the pair model's scenes, its strips and the pair model; then the
+    fourth schedule trained further on crops cut by the corrected boxes, in its place in the mean, the detector
+    trained further on the pair model's scenes, and last the gate, fitted to those three models on scenes of its
+    own."""
     steps = recipe(tmp_path / "data", tmp_path / "runs", tmp_path / "cand")
     names = [s.name for s in steps]
     assert names == ["scenes-train", "scenes-val", "det", "det2", "det3", "det-export", "crops-train", "crops-val",
@@ -89,7 +101,10 @@ def test_the_recipe_trains_the_detector_before_cutting_crops_with_it(tmp_path):
                      "cls-more-export", "cls-ensemble",
                      "pair-scenes-spread", "pair-scenes-general", "pair-scenes-reveal", "pair-scenes-tight",
                      "pair-scenes-mixed", "pair-scenes-spread2", "pair-strips-1", "pair-strips-2", "pair-strips-3",
-                     "pair"]
+                     "pair", "clean-crops", "clean-font-crops", "clean-crops-val", "clean-scenes", "clean-scenes-val",
+                     "clean-mine", "clean-mine-val", "cls-clean", "cls-clean-export", "cls-clean-ensemble",
+                     "det-clean", "det-clean-export", "gate-scenes-font-reveal", "gate-scenes-font",
+                     "gate-scenes-general", "gate-scenes-photo", "gate-scenes-reveal", "gate-scenes-spread", "gate"]
     by = {s.name: s.args for s in steps}
     strips = [str(tmp_path / f"runs/pair-strips-{k}.npz") for k in (1, 2, 3)]
     assert [by[f"pair-strips-{k}"][by[f"pair-strips-{k}"].index("--out") + 1] for k in (1, 2, 3)] == strips
@@ -110,6 +125,22 @@ def test_the_recipe_trains_the_detector_before_cutting_crops_with_it(tmp_path):
     assert [by[f"{run}-export"][by[f"{run}-export"].index("--export") + 1]
             for run in ("cls-effnet2", "cls-font", "cls-more")] == members
     assert by["cls-ensemble"] == ("--out", str(tmp_path / "cand/index-cls.onnx"), *members)
+    # the corrected-label steps: the fourth schedule continued, in its place in the mean
+    assert by["cls-clean"][by["cls-clean"].index("--init") + 1] == str(tmp_path / "runs/cls-more/best.pt")
+    clean_members = [str(tmp_path / f"cand/cls-members/{run}.onnx") for run in ("cls-effnet2", "cls-font", "cls-clean")]
+    assert by["cls-clean-ensemble"] == ("--out", str(tmp_path / "cand/index-cls.onnx"), *clean_members)
+    assert by["clean-mine"][-1] == str(tmp_path / "cand/index-det.onnx")  # cut by det3, before det-clean's export
+    assert names.index("clean-mine-val") < names.index("det-clean-export")
+    assert by["det-clean"][by["det-clean"].index("--init") + 1] == str(tmp_path / "runs/det3/weights/best.pt")
+    assert by["det-clean"][by["det-clean"].index("--val") + 1] == str(tmp_path / "data/det1")
+    assert by["det-clean"][by["det-clean"].index("--data") + 1] == str(tmp_path / "data/pairs/general")
+    # the gate: scenes of held-out designs with seeds of their own, fitted to the models as they ship
+    gate_scenes = [s for s in steps if s.name.startswith("gate-scenes-")]
+    assert all(s.args[s.args.index("--split") + 1] == "val" for s in gate_scenes)
+    seeds = [s.args[s.args.index("--seed") + 1] for s in steps if "--seed" in s.args and s.module == "vision.synth"]
+    assert all(seeds.count(s.args[s.args.index("--seed") + 1]) == 1 for s in gate_scenes)
+    assert by["gate"][:4] == ("--models", str(tmp_path / "cand"), "--out", str(tmp_path / "cand/index-gate.onnx"))
+    assert names[-1] == "gate" and names.index("det-clean-export") < names.index("gate")
     assert Step("x", "vision.synth", ("--count", "3")).command("py") == ["py", "-m", "vision.synth", "--count", "3"]
 
 
@@ -127,9 +158,9 @@ def test_running_the_recipe_again_resumes_after_the_last_finished_step(tmp_path,
     assert run_recipe(steps, marks, run=_Runner(fail="vision.synth"), only_plan=True)[0] == "crops-train"
     second = _Runner()
     assert run_recipe(steps, marks, run=second) == [s.name for s in steps[6:]]
-    # the general scenes were made before: the only scenes made now are the font-deck ones and the pair
-    # model's six sets, later on
-    assert second.ran[0] == "vision.crops" and second.ran.count("vision.synth") == 1 + 6
+    # the general scenes were made before: the only scenes made now are the font-deck ones, the pair
+    # model's six sets, the corrected-label classifier's two and the gate's six, later on
+    assert second.ran[0] == "vision.crops" and second.ran.count("vision.synth") == 1 + 6 + 2 + 6
     assert run_recipe(steps, marks, run=_Runner(fail="vision.crops")) == []  # all done: nothing runs
     assert "done before, skipped" in capsys.readouterr().err
 
