@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from vision.reader import CLS_MODEL, DET_MODEL, GATE_MODEL, PAIR_MODEL, CardReader, box_iou, load_image  # noqa: E402
+from vision.train_gate import truth_of  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -110,11 +111,7 @@ def table(a, reader: CardReader, cache: list) -> None:
                 fp += len(sub)
                 fn += len(gt)
             cards = reader.merge(sub, img)
-            truth = Counter({})
-            seen = {}
-            for b in meta["boxes"]:
-                seen[b["card"]] = "JOKER" if b["rank"].startswith("JOKER") else b["rank"]
-            truth = Counter(seen.values())
+            truth = truth_of(meta)
             pred = Counter(r.value for r in cards.rank)
             t = sum((pred & truth).values())
             ctp += t

@@ -442,10 +442,10 @@ class CardReader:
         self._rank_of_class = np.array([ranks.index(Rank.JOKER if n.startswith("JOKER") else Rank(n[:-1])) for n in cards])
         self._suit_of_class = [None if n.startswith("JOKER") else n[-1] for n in cards]
 
-    def _gate_session(self, path: Path):
-        if not path.exists():
-            raise FileNotFoundError(f"model file missing: {path} (the models ship in the repository's models/ folder)")
-        sess = session(path.read_bytes(), threads=1)
+    @staticmethod
+    def _gate_session(path: Path):
+        """The gate's session (``model_bytes`` says when the file is missing), refused if fitted to other features."""
+        sess = session(path, threads=1)
         gate.check_features(sess)
         return sess
 
