@@ -50,7 +50,7 @@ def placement(height: int, width: int, size: int, fit: bool = False, stride: int
     a part of a cell is read a little differently. Centred on the fitted canvas instead (4 rows of padding
     for a 4:3 frame, not 52), the synthetic held-out scenes read about as differently as the square with the
     picture moved 16 px, and the spreads a little worse; kept at the square's phase, within a scene or two
-    of the square on every set (models/README.md, eleventh session)."""
+    of the square on every set (models/HISTORY.md, eleventh session)."""
     r = min(size / height, size / width)
     h, w = int(round(height * r)), int(round(width * r))
     top, left = (size - h) // 2, (size - w) // 2

@@ -183,7 +183,8 @@ def face_sample(rng, bank: synth.ArtBank, decks, size: int = 64):
     """A ``NONE`` crop of a card's face away from its corner indices (``_face_box``), cut as the reader
     cuts a detected box. Why: on real photos the detector boxes pips and court figures beside an index, or
     around a figure's face, and a classifier that has seen only indices, words and blank corners reads
-    such a box as a weak index of some rank: a card too many, or an abstention (models/README.md)."""
+    such a box as a weak index of some rank: a card too many, or an abstention (models/HISTORY.md,
+    sixteenth and seventeenth sessions)."""
     di = decks[int(rng.integers(0, len(decks)))]
     name, _, codes, _ = bank.decks[di]
     code = codes[int(rng.integers(0, len(codes)))]

@@ -6,7 +6,7 @@ pair the pair model calls two cards. Models retrained on corrected labels read m
 sure of themselves in other places, so the old bars made them confidently wrong more often. One logistic
 regression over what the reader already computes for a scene, fitted on synthetic scenes of held-out deck
 designs that no other step trains or chooses on, sorts right readings from wrong ones for the models it is
-fitted to (models/README.md, twenty-first session). The hand rules stay as the reader's *doubts*: they are
+fitted to (models/HISTORY.md, twenty-first session). The hand rules stay as the reader's *doubts*: they are
 given as the reasons when the gate abstains.
 
 The gate ships as a tiny ONNX graph (``models/index-gate.onnx``: standardise, weigh, sigmoid), run by

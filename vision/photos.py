@@ -2,7 +2,7 @@
 
 Why: real tables hold real things beside the cards (a bowl and spoon, a toy, a ring, a box with its
 logo), and on realdev's edje photos most of the reader's extra cards are such things boxed weakly by the
-detector and read as some rank (models/README.md, sixteenth session). The procedural clutter of
+detector and read as some rank (models/HISTORY.md, sixteenth session). The procedural clutter of
 ``vision.synth`` (lines, ellipses, polygons in one colour) has none of their texture and print, so the
 held-out scenes could not show that failure, nor choose what stops it. Patches of photographs (flowers,
 leaves, cups, boats, water, wood, and some illustrations) cut in object-like shapes bring that texture.

@@ -1,6 +1,6 @@
 """The card reader: one photo or frame in, the face-up cards out.
 
-Three small ONNX models trained by the project (see ``models/README.md``) run in onnxruntime on the CPU:
+Four small ONNX models trained by the project (see ``models/README.md``) run in onnxruntime on the CPU:
 
 1. ``index-det.onnx`` finds every printed corner index (rank + suit pip) in the frame;
 2. ``index-cls.onnx`` (three classifiers in one file, their probabilities averaged: ``vision.ensemble``)
@@ -65,12 +65,12 @@ SUIT_CONFIDENCE = 0.6
 PAIR_MIN_SAME: float | None = 0.05
 #: The pair model (``vision.pairs``: is the picture between two indices one card?) doubts a pair that rank
 #: and distance make when it says "one card" with less than this probability: a doubt, and without a gate a
-#: reason to abstain (the gate reads the probability itself). Chosen on the synthetic held-out scenes (models/README.md,
+#: reason to abstain (the gate reads the probability itself). Chosen on the synthetic held-out scenes (models/HISTORY.md,
 #: eighteenth session): of the readings this doubt turns into abstentions, 96 of 116 on ten sets were wrong.
 PAIR_DOUBT = 0.02
 #: A pair the pair model calls one card with at least this probability made first, taking its two indices
 #: out of the search for other pairings (None: never). Measured and not used: it answers scenes the reader
-#: abstains on, and more of them wrongly on fresh reveals (models/README.md, eighteenth session).
+#: abstains on, and more of them wrongly on fresh reveals (models/HISTORY.md, eighteenth session).
 PAIR_SURE: float | None = None
 
 
@@ -80,7 +80,7 @@ INSIDE = 0.4
 #: A weak box (detector score under ``ECHO_WEAK``) whose centre lies within ``ECHO_REACH`` index sizes of a
 #: sure box (``ECHO_SURE`` or more) read as the same rank is that index found a second time, and is dropped
 #: (``_echoes``). Chosen on the synthetic held-out scenes (reaches 0.8 / 1.0 / 1.2, weak bars 0.15 / 0.2 /
-#: 0.25, sure bars 0.3 / 0.4 / 0.5; models/README.md, thirteenth session): the middle of the settings that
+#: 0.25, sure bars 0.3 / 0.4 / 0.5; models/HISTORY.md, thirteenth session): the middle of the settings that
 #: read no scene worse.
 ECHO_REACH = 1.0
 ECHO_WEAK = 0.2
@@ -89,7 +89,7 @@ ECHO_SURE = 0.4
 #: First chosen at 0.9 with one classifier (synthetic held-out scenes: card F1 0.630 -> 0.649, the same as
 #: turning every crop). With the mean of three, 0.7 reads the general, reveal and spread scenes as 0.9
 #: does at equal abstain rates (0.6 and lower read worse, no second look worse still) and turns half as
-#: many crops: a frame's classifier 31 -> 23 ms (models/README.md, eleventh session).
+#: many crops: a frame's classifier 31 -> 23 ms (models/HISTORY.md, eleventh session).
 SECOND_LOOK = 0.7
 #: The classifier's class for a box that is no corner index, and the probability at which it vetoes one.
 NOT_AN_INDEX = "NONE"
@@ -373,7 +373,7 @@ class SplitSessions:
 
     Why: the classifier reads a frame's few 64 px crops with small convolutions that a second thread inside
     one session does not speed up (a frame's 6 crops: 16-17 ms on one thread or two), while two halves of
-    the batch, one per core, take about 10 ms (2-core AMD EPYC; models/README.md, twelfth session).
+    the batch, one per core, take about 10 ms (2-core AMD EPYC; models/HISTORY.md, twelfth session).
     onnxruntime lets go of Python's lock while it runs, so plain threads suffice."""
 
     def __init__(self, model: bytes, n: int):

@@ -200,7 +200,7 @@ MEMBERS = ("cls-effnet2", "cls-font", "cls-more")
 
 
 #: The pair model's training scenes (name, count, seed, more vision.synth options) and the strip files cut
-#: from them (seed, scene names): models/README.md, eighteenth session.
+#: from them (seed, scene names): models/HISTORY.md, eighteenth session.
 PAIR_SCENES = (
     ("spread", 1200, 201, ("--spread", "--stretch", "1.8")),
     ("general", 1200, 202, ("--photos", "0.3")),
@@ -214,7 +214,7 @@ PAIR_STRIPS = ((1, ("general", "spread")), (2, ("reveal", "tight")), (3, ("mixed
 #: fourth schedule's place in the mean.
 CLEAN_MEMBERS = ("cls-effnet2", "cls-font", "cls-clean")
 #: The gate's scenes (name, count, seed, more vision.synth options): the val split (held-out designs), seeds
-#: no other step uses (models/README.md, twenty-first session).
+#: no other step uses (models/HISTORY.md, twenty-first session).
 GATE_SCENES = (
     ("font-reveal", 200, 406, ("--reveal", "--font-decks", "1.0")),
     ("font", 300, 404, ("--font-decks", "1.0")),

@@ -8,7 +8,7 @@ the label is whether the multiset of ranks read equals the scene's. Scenes with 
 reader abstains on them without asking the gate). The fit is deterministic: the same scenes and models give
 the same gate. The scenes must be used by no other step: the models' scores on scenes they were trained or
 chosen on would teach the gate to trust them too much. The shipped gate's scenes and their seeds are in
-``models/README.md``.
+``models/HISTORY.md`` (twenty-first session).
 """
 
 from __future__ import annotations
