@@ -126,14 +126,17 @@ def test_the_wider_look_maps_its_boxes_back_onto_the_frame(reader):
 
 @pytest.mark.skipif(not (REALDEV / "labels.jsonl").exists(), reason="../shared/realdev is not beside the repository")
 def test_a_card_filling_the_frame_is_read_on_the_wider_look(reader):
-    """A phone photo of one card close up (realdev's am_0190, a joker): the detector boxes only its art and the
+    """A phone photo of one card close up (realdev's am_0203, a queen): the detector boxes only its art and the
     classifier vetoes it. Read as a video frame (no wider look) the reader finds no index; read as a photo,
-    shrunk, it reads the joker (which the gate then judges unsure: it abstains)."""
-    photo = REALDEV / "images" / "am_0190.jpg"
+    shrunk, it finds the card's index. It misreads that index, and the gate says so: it abstains rather than
+    answer with a card of the wrong rank. (am_0190 served here until the twenty-second session's detector found
+    its index on the first look.)"""
+    photo = REALDEV / "images" / "am_0203.jpg"
     frame = reader.read(photo, video=True)
     assert frame.count == 0 and frame.abstain and frame.reasons == ["no card index found"]
     det = reader.read(photo)
-    assert [r.value for r in det.rank] == ["JOKER"]
+    assert det.count == 1 and det.abstain
+    assert det.reasons[0].startswith("the reading is more likely wrong than right")
 
 
 def test_a_pip_beside_an_index_is_not_a_second_card(reader):

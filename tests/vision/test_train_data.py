@@ -103,7 +103,7 @@ def test_the_recipe_trains_the_detector_before_cutting_crops_with_it(tmp_path):
                      "pair-scenes-mixed", "pair-scenes-spread2", "pair-strips-1", "pair-strips-2", "pair-strips-3",
                      "pair", "clean-crops", "clean-font-crops", "clean-crops-val", "clean-scenes", "clean-scenes-val",
                      "clean-mine", "clean-mine-val", "cls-clean", "cls-clean-export", "cls-clean-ensemble",
-                     "det-clean", "det-clean-export", "gate-scenes-font-reveal", "gate-scenes-font",
+                     "det-clean", "det-more", "det-more-export", "gate-scenes-font-reveal", "gate-scenes-font",
                      "gate-scenes-general", "gate-scenes-photo", "gate-scenes-reveal", "gate-scenes-spread", "gate"]
     by = {s.name: s.args for s in steps}
     strips = [str(tmp_path / f"runs/pair-strips-{k}.npz") for k in (1, 2, 3)]
@@ -130,17 +130,22 @@ def test_the_recipe_trains_the_detector_before_cutting_crops_with_it(tmp_path):
     clean_members = [str(tmp_path / f"cand/cls-members/{run}.onnx") for run in ("cls-effnet2", "cls-font", "cls-clean")]
     assert by["cls-clean-ensemble"] == ("--out", str(tmp_path / "cand/index-cls.onnx"), *clean_members)
     assert by["clean-mine"][-1] == str(tmp_path / "cand/index-det.onnx")  # cut by det3, before det-clean's export
-    assert names.index("clean-mine-val") < names.index("det-clean-export")
+    assert names.index("clean-mine-val") < names.index("det-more-export")
     assert by["det-clean"][by["det-clean"].index("--init") + 1] == str(tmp_path / "runs/det3/weights/best.pt")
     assert by["det-clean"][by["det-clean"].index("--val") + 1] == str(tmp_path / "data/det1")
     assert by["det-clean"][by["det-clean"].index("--data") + 1] == str(tmp_path / "data/pairs/general")
+    # det-more continues det-clean on the same scenes, and it is the detector exported
+    assert by["det-more"][by["det-more"].index("--init") + 1] == str(tmp_path / "runs/det-clean/weights/best.pt")
+    assert by["det-more"][by["det-more"].index("--also"):by["det-more"].index("--val")] == \
+        by["det-clean"][by["det-clean"].index("--also"):by["det-clean"].index("--val")]
+    assert by["det-more-export"][by["det-more-export"].index("--name") + 1] == "det-more"
     # the gate: scenes of held-out designs with seeds of their own, fitted to the models as they ship
     gate_scenes = [s for s in steps if s.name.startswith("gate-scenes-")]
     assert all(s.args[s.args.index("--split") + 1] == "val" for s in gate_scenes)
     seeds = [s.args[s.args.index("--seed") + 1] for s in steps if "--seed" in s.args and s.module == "vision.synth"]
     assert all(seeds.count(s.args[s.args.index("--seed") + 1]) == 1 for s in gate_scenes)
     assert by["gate"][:4] == ("--models", str(tmp_path / "cand"), "--out", str(tmp_path / "cand/index-gate.onnx"))
-    assert names[-1] == "gate" and names.index("det-clean-export") < names.index("gate")
+    assert names[-1] == "gate" and names.index("det-more-export") < names.index("gate")
     assert Step("x", "vision.synth", ("--count", "3")).command("py") == ["py", "-m", "vision.synth", "--count", "3"]
 
 
