@@ -235,6 +235,10 @@ def recipe(data: Path, runs: Path, models: Path) -> list[Step]:
     det, cls, font_scenes, clean = data / "det1", data / "cls3", data / "det-font", data / "cls-clean"
     det_model = models / "index-det.onnx"
     members = models / "cls-members"
+    # the detector schedules on the pair model's scenes (corrected labels), validated on det1's
+    corrected_scenes = ("--data", data / "pairs" / "general",
+                        "--also", *[data / "pairs" / name for name, *_ in PAIR_SCENES if name != "general"],
+                        "--val", det, "--runs", runs)
 
     def step(name: str, module: str, *args) -> Step:
         return Step(name, module, tuple(str(a) for a in args))
@@ -308,16 +312,12 @@ def recipe(data: Path, runs: Path, models: Path) -> list[Step]:
              *[members / f"{run}.onnx" for run in CLEAN_MEMBERS]),
         # the detector trained further on the pair model's scenes, whose labels are the corrected ones
         # (nineteenth session), validated on the first scenes' validation split
-        step("det-clean", "vision.train", "det", "--data", data / "pairs" / "general",
-             "--also", *[data / "pairs" / name for name, *_ in PAIR_SCENES if name != "general"],
-             "--val", det, "--runs", runs, "--name", "det-clean", "--init", runs / "det3" / "weights" / "best.pt",
-             "--hours", 1.45, "--epochs", 10),
+        step("det-clean", "vision.train", "det", *corrected_scenes, "--name", "det-clean",
+             "--init", runs / "det3" / "weights" / "best.pt", "--hours", 1.45, "--epochs", 10),
         # the same schedule continued on the same scenes at a lower learning rate: its validation mAP was still
         # rising when det-clean's time ran out (twenty-second session)
-        step("det-more", "vision.train", "det", "--data", data / "pairs" / "general",
-             "--also", *[data / "pairs" / name for name, *_ in PAIR_SCENES if name != "general"],
-             "--val", det, "--runs", runs, "--name", "det-more", "--init", runs / "det-clean" / "weights" / "best.pt",
-             "--lr", 0.0004, "--hours", 1.6, "--epochs", 10),
+        step("det-more", "vision.train", "det", *corrected_scenes, "--name", "det-more",
+             "--init", runs / "det-clean" / "weights" / "best.pt", "--lr", 0.0004, "--hours", 1.6, "--epochs", 10),
         step("det-more-export", "vision.train", "export", "--runs", runs, "--models", models, "--name", "det-more",
              "--data", data / "pairs" / "general"),
         # the gate, fitted last: to the three models as they ship (twenty-first session)
