@@ -8,30 +8,36 @@
 #
 #   run(command="OUT=$OUT MINUTES=6 bash scripts/gpu_burst.sh", carry=[".gpu"], timeout_s=590)
 #
-# WHAT=detector (the default) trains the detector; WHAT=classifier one classifier member.
-# Settings (environment): MINUTES of training (6), SCENES training scenes (8000 for the detector, every
-# STRETCH_EVERY-th slice of them resized as a squeezed 16:9 frame is, 4; 2000 for the classifier, whose
-# crops the shipped detector cuts from them), VAL validation scenes (200: the shipped detector's
-# validation set), BATCH (64; 512 crops for the classifier), DEVICE (0), JOBS (all cores).
-# Detector: IMGSZ (416), WIDTH of a network from scratch (0.1875: the shipped pico), INIT weights to start
-# from instead (.gpu/init.pt if there). Classifier: CROPS rendered training crops (60000, with 2000
-# held-out ones), MEMBER of the shipped classifier to start from (2), LR (0.0005).
-# On a CPU, for a check of the whole path: OUT=/tmp/burst DEVICE=cpu SCENES=48 VAL=16 MINUTES=1 BATCH=8.
+# WHAT=detector (the default) trains detectors; WHAT=classifier one classifier member.
+# Detector: the scenes are the pair model's six families (vision.train.PAIR_SCENES, with their options and
+# shares; one family and a seed 500+k per process k), rendered for RENDER_SECONDS (100) or up to SCENES
+# (30000) on every core, plus the shipped detector's 200 validation scenes; the font decks and photographs
+# two of the families draw on travel in .gpu/extras.tar (vision.artpack extras). DET_RUNS lists the runs
+# trained side by side on them, each NAME:IMGSZ:START:LR, START a width (a network from scratch; 0.1875 is
+# the shipped pico) or weights to start from (.gpu/init.pt: the shipped detector rebuilt by
+# vision.det_from_onnx), LR "auto" (ultralytics' choice) or a rate. They train until DEADLINE seconds after
+# this script started (560) less what the last epoch and the copying need, MINUTES at most.
+# Classifier: SCENES (2000) scenes of seed 7 whose crops the shipped detector cuts, CROPS rendered training
+# crops (60000, with 2000 held-out ones), MEMBER of the shipped classifier to start from (2), LR (0.0005),
+# trained for MINUTES (6).
+# Both: BATCH (64 images, 512 crops), DEVICE (0), JOBS (all cores).
+# On a CPU, for a check of the whole path: OUT=/tmp/burst DEVICE=cpu RENDER_SECONDS=20 MINUTES=1 BATCH=8
+# DET_RUNS="a:416:0.1875:auto b:448:.gpu/init.pt:0.0004" EXTRAS_ROOT=/tmp/extras (this machine has the
+# fonts and pictures where vision.synth looks; unpacked at / they would replace its pictures with smaller copies).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${OUT:?set OUT to the folder the results go to}"
 WHAT=${WHAT:-detector}
 case "$WHAT" in
-    detector) SCENES=${SCENES:-8000} BATCH=${BATCH:-64} ;;
+    detector) SCENES=${SCENES:-30000} BATCH=${BATCH:-64} ;;
     classifier) SCENES=${SCENES:-2000} BATCH=${BATCH:-512} ;;
     *) echo "WHAT must be detector or classifier, not '$WHAT'" >&2; exit 2 ;;
 esac
-MINUTES=${MINUTES:-6} VAL=${VAL:-200} IMGSZ=${IMGSZ:-416} WIDTH=${WIDTH:-0.1875}
-DEVICE=${DEVICE:-0} JOBS=${JOBS:-$(nproc)} STRETCH_EVERY=${STRETCH_EVERY:-4}
+MINUTES=${MINUTES:-6} VAL=${VAL:-200} RENDER_SECONDS=${RENDER_SECONDS:-100} DEADLINE=${DEADLINE:-560}
+DET_RUNS=${DET_RUNS:-"burst:416:0.1875:auto"}
+DEVICE=${DEVICE:-0} JOBS=${JOBS:-$(nproc)}
 CROPS=${CROPS:-60000} MEMBER=${MEMBER:-2} LR=${LR:-0.0005}
-WORK=${WORK:-/tmp/cards-burst} PYTHON=${PYTHON:-python3}
-INIT=${INIT:-}
-[ -z "$INIT" ] && [ -f .gpu/init.pt ] && INIT=.gpu/init.pt
+WORK=${WORK:-/tmp/cards-burst} PYTHON=${PYTHON:-python3} EXTRAS_ROOT=${EXTRAS_ROOT:-/}
 mkdir -p "$OUT" "$WORK"
 log="$OUT/burst.log"
 t0=$(date +%s)
@@ -48,17 +54,39 @@ export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" YOLO_OFFLINE=1 PYTHONUNBUFFE
 stage "unpacking the card art"
 "$PYTHON" -m vision.artpack unpack --pack .gpu/art.tar --art "$WORK/art" 2>&1 | tee -a "$log"
 
-stage "rendering $SCENES training and $VAL validation scenes on $JOBS processes"
-per=$(( (SCENES + JOBS - 1) / JOBS ))
-gen() { "$PYTHON" -m vision.synth --art-cache "$WORK/art" --cache-only --out "$WORK/det" "$@" 2>>"$WORK/synth.err" >/dev/null; }
-pids=()
-for k in $(seq 0 $(( JOBS - 1 ))); do
-    stretch=1
-    [ $(( k % STRETCH_EVERY )) -eq $(( STRETCH_EVERY - 1 )) ] && stretch=1.8
-    gen --count "$per" --start $(( k * per )) --seed 7 --stretch "$stretch" & pids+=($!)
-done
-gen --count "$VAL" --seed 7 --split val & pids+=($!)  # one process: done before the training slices
-for p in "${pids[@]}"; do wait "$p" || { tail -5 "$WORK/synth.err" | tee -a "$log"; stage "scene rendering failed"; exit 1; }; done
+if [ "$WHAT" = detector ]; then
+    [ -f .gpu/extras.tar ] || { stage "no .gpu/extras.tar: run scripts/gpu_prepare.sh first"; exit 1; }
+    mkdir -p "$EXTRAS_ROOT" && tar -xf .gpu/extras.tar -C "$EXTRAS_ROOT"
+    stage "fonts and pictures unpacked ($(tar -tf .gpu/extras.tar | wc -l) files); /dev/shm: $(df -h /dev/shm | tail -1)"
+    stage "rendering the six families' scenes for ${RENDER_SECONDS}s (at most $SCENES) and $VAL validation scenes on $JOBS processes"
+    per=$(( (SCENES + JOBS - 1) / JOBS ))
+    mapfile -t families < <("$PYTHON" -m vision.train families --processes "$JOBS")
+    pids=()
+    for k in $(seq 0 $(( JOBS - 1 ))); do
+        # shellcheck disable=SC2086
+        timeout "$RENDER_SECONDS" "$PYTHON" -m vision.synth --art-cache "$WORK/art" --cache-only --out "$WORK/det" \
+            --count "$per" --start $(( k * per )) --seed $(( 500 + k )) ${families[$k]} 2>>"$WORK/synth.err" >/dev/null &
+        pids+=($!)
+    done
+    "$PYTHON" -m vision.synth --art-cache "$WORK/art" --cache-only --out "$WORK/det" --count "$VAL" --seed 7 \
+        --split val 2>>"$WORK/synth.err" >/dev/null || { tail -5 "$WORK/synth.err" | tee -a "$log"; exit 1; }
+    for p in "${pids[@]}"; do
+        wait "$p" || [ $? -eq 124 ] || { tail -5 "$WORK/synth.err" | tee -a "$log"; stage "scene rendering failed"; exit 1; }
+    done
+    # a process stopped by the clock may leave its last scene half written: the meta file comes last
+    for img in "$WORK"/det/images/train/*.jpg; do
+        stem=$(basename "$img" .jpg)
+        [ -f "$WORK/det/meta/train/$stem.json" ] || rm -f "$img" "$WORK/det/labels/train/$stem.txt"
+    done
+else
+    stage "rendering $SCENES scenes of seed 7 and $VAL validation scenes on $JOBS processes"
+    per=$(( (SCENES + JOBS - 1) / JOBS ))
+    gen() { "$PYTHON" -m vision.synth --art-cache "$WORK/art" --cache-only --out "$WORK/det" "$@" 2>>"$WORK/synth.err" >/dev/null; }
+    pids=()
+    for k in $(seq 0 $(( JOBS - 1 ))); do gen --count "$per" --start $(( k * per )) --seed 7 & pids+=($!); done
+    gen --count "$VAL" --seed 7 --split val & pids+=($!)
+    for p in "${pids[@]}"; do wait "$p" || { tail -5 "$WORK/synth.err" | tee -a "$log"; stage "scene rendering failed"; exit 1; }; done
+fi
 stage "scenes: $(ls "$WORK/det/images/train" | wc -l) training, $(ls "$WORK/det/images/val" | wc -l) validation"
 
 keep() {  # copy those of these files that exist into $OUT
@@ -66,15 +94,38 @@ keep() {  # copy those of these files that exist into $OUT
 }
 
 train_detector() {
-    local hours workers=$(( JOBS > 2 ? JOBS - 2 : 0 ))
-    hours=$("$PYTHON" -c "print($MINUTES / 60)")
-    stage "training the detector for $MINUTES minutes on device $DEVICE (imgsz $IMGSZ, ${INIT:-width $WIDTH from scratch})"
-    "$PYTHON" -m vision.train det --data "$WORK/det" --runs "$WORK/runs" --name burst --hours "$hours" --epochs 400 \
-        --imgsz "$IMGSZ" --width "$WIDTH" --device "$DEVICE" --batch "$BATCH" --workers "$workers" --cache ram \
-        ${INIT:+--init "$INIT"} > "$OUT/train.log" 2>&1
-    local code=$?
-    keep "$WORK/runs/burst/weights/best.pt" "$WORK/runs/burst/weights/last.pt" "$WORK/runs/burst/results.csv" \
-        "$WORK/runs/burst/args.yaml"
+    local runs=($DET_RUNS) spec name imgsz start lr left hours workers pids=() code=0 k
+    workers=$(( (JOBS - ${#runs[@]}) / ${#runs[@]} ))
+    [ "$workers" -lt 1 ] && workers=1
+    left=$(( DEADLINE - ($(date +%s) - t0) ))
+    hours=$("$PYTHON" -c "print(max(min($MINUTES * 60, $left - 75), 30) / 3600)")
+    ( while sleep 60; do nvidia-smi --query-gpu=utilization.gpu,memory.used --format=csv,noheader 2>/dev/null \
+        | sed "s/^/[burst $(( $(date +%s) - t0 ))s] gpu: /" >> "$log"; done ) >/dev/null 2>&1 &
+    local watch=$!
+    for spec in "${runs[@]}"; do
+        IFS=: read -r name imgsz start lr <<< "$spec"
+        local how=(--width "$start")
+        [ -f "$start" ] && how=(--init "$start")
+        [ "$lr" != auto ] && how+=(--lr "$lr")
+        stage "training $name for $hours h on device $DEVICE: imgsz $imgsz, ${how[*]}, $workers loader processes"
+        timeout --signal=INT --kill-after=15 $(( left - 20 )) \
+            "$PYTHON" -m vision.train det --data "$WORK/det" --runs "$WORK/runs" --name "$name" --hours "$hours" \
+            --epochs 400 --imgsz "$imgsz" "${how[@]}" --device "$DEVICE" --batch "$BATCH" --workers "$workers" \
+            --cache ram > "$WORK/$name.log" 2>&1 &
+        pids+=($!)
+    done
+    for k in "${!runs[@]}"; do
+        IFS=: read -r name _ <<< "${runs[$k]}"
+        wait "${pids[$k]}" || { code=$?; stage "$name exit $code"; }
+        mkdir -p "$OUT/$name"
+        cp "$WORK/$name.log" "$OUT/$name/train.log"
+        for f in best.pt results.csv; do
+            [ -f "$WORK/runs/$name/weights/$f" ] && cp "$WORK/runs/$name/weights/$f" "$OUT/$name/"
+            [ -f "$WORK/runs/$name/$f" ] && cp "$WORK/runs/$name/$f" "$OUT/$name/"
+        done
+        tail -2 "$OUT/$name/train.log" | tee -a "$log"
+    done
+    kill "$watch" 2>/dev/null
     return $code
 }
 
@@ -103,7 +154,7 @@ set +e
 "train_$WHAT"
 code=$?
 set -e
-tail -3 "$OUT/train.log" 2>/dev/null | tee -a "$log"
+[ -f "$OUT/train.log" ] && tail -3 "$OUT/train.log" | tee -a "$log"
 stage "$WHAT exit $code"
 stage "done: $(ls "$OUT" | tr '\n' ' ')"
 exit "$code"

