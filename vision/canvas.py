@@ -1,7 +1,8 @@
 """The detector run on a canvas the shape of the frame, not a square: the same model, less work.
 
-The shipped detector is exported for a 416 x 416 input. A 640 x 480 webcam frame scaled to fit it fills
-416 x 312, and the other 104 rows are grey padding that the detector convolves like any picture. A
+The detector is exported for a square input (416 x 416 until the twenty-fourth session, 480 x 480 since; the
+figures below are the 416 detector's). A 640 x 480 webcam frame scaled to fit it fills 416 x 312, and the other
+104 rows are grey padding that the detector convolves like any picture. A
 YOLOv8 network is convolutional down to its head, so the same weights run on any canvas whose sides are
 multiples of its largest stride (32); ultralytics' own ``predict`` letterboxes to such a "minimum
 rectangle". :func:`placement` keeps the picture where it sits on the square's grid of cells (modulo 32),

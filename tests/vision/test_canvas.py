@@ -41,8 +41,9 @@ def test_anchor_grid_counts_one_point_per_cell_of_each_level():
 
 def _boxes(frame_path: Path, fit: bool):
     img = load_image(frame_path)
-    x, r, left, top = letterbox(img, 416, fit)
     prepared = model_bytes(DET_MODEL)
+    size = session(prepared).get_inputs()[0].shape[2]  # the square the detector was exported for
+    x, r, left, top = letterbox(img, size, fit)
     sess = session(on_canvas(prepared, *x.shape[2:]) if fit else prepared)
     out = sess.run(None, {sess.get_inputs()[0].name: x})[0][0]
     assert out.shape[1] == anchor_grid(*x.shape[2:])[0].shape[2]

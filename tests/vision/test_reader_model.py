@@ -8,6 +8,7 @@ import subprocess
 import sys
 from collections import Counter
 from dataclasses import replace
+from itertools import combinations
 from pathlib import Path
 
 import cv2
@@ -36,9 +37,10 @@ def test_models_are_shipped_and_small():
 
 def test_the_pair_model_tells_one_cards_corners_from_two_cards(reader):
     """Committed synthetic scenes (held-out designs): the two jacks' corners in synth_10 are one card's, and
-    the picture between them says so. In synth_03 (a 2, a 7, an ace and a jack) two corners a card's diagonal
-    apart belong to two cards, and the picture between them says so. Read as two aces of no sure suit, rank and
-    distance alone would make them one ace; with the picture the reader abstains and names that doubt."""
+    the picture between them says so. In synth_03 two corners of two cards lie as far apart as one card's
+    diagonal. Read as two aces of no sure suit, rank and distance alone make them one ace, answered with
+    confidence; the picture between them says two cards, and the gate trusts that reading less (since the
+    twenty-first session the gate, not the doubt alone, decides whether to answer)."""
     img = cv2.imread(str(DATA / "synth_10.jpg"))
     det = reader.indices(img)
     assert [r.value for r in det.rank] == ["J", "J"]
@@ -48,14 +50,21 @@ def test_the_pair_model_tells_one_cards_corners_from_two_cards(reader):
 
     img = cv2.imread(str(DATA / "synth_03.jpg"))
     det = reader.indices(img)
-    assert len(det) == 2 and reader._one_card(img, det, [(0, 1)])[(0, 1)] < PAIR_DOUBT
-    ace = np.zeros_like(det.rank_probs)
+    ace = np.zeros((2, det.rank_probs.shape[1]), det.rank_probs.dtype)
     ace[:, list(Rank).index(Rank.ACE)] = 1.0
-    aces = replace(det, rank=[Rank.ACE, Rank.ACE], suit=[None, None], rank_probs=ace)
-    cards = reader.merge(aces, img)
-    assert cards.count == 1 and cards.abstain and any("look like two cards" in why for why in cards.reasons)
+    merged_by_distance = []
+    for i, j in combinations(range(len(det)), 2):
+        two = det.select(np.isin(np.arange(len(det)), [i, j]))
+        aces = replace(two, rank=[Rank.ACE, Rank.ACE], suit=[None, None], rank_probs=ace)
+        if reader.merge(aces).count == 1:
+            merged_by_distance.append((two, aces))
+    assert merged_by_distance, "no two indices of synth_03 at one card's corner distance"
+    two, aces = merged_by_distance[0]
+    assert reader._one_card(img, two, [(0, 1)])[(0, 1)] < PAIR_DOUBT
     alone = reader.merge(aces)  # without the picture: one ace, confidently (and wrongly)
+    seen = reader.merge(aces, img)
     assert alone.count == 1 and not alone.abstain
+    assert seen.p_right < alone.p_right - 0.1
 
 
 def test_reading_has_the_contract(reader):
@@ -126,16 +135,16 @@ def test_the_wider_look_maps_its_boxes_back_onto_the_frame(reader):
 
 @pytest.mark.skipif(not (REALDEV / "labels.jsonl").exists(), reason="../shared/realdev is not beside the repository")
 def test_a_card_filling_the_frame_is_read_on_the_wider_look(reader):
-    """A phone photo of one card close up (realdev's am_0203, a queen): the detector boxes only its art and the
-    classifier vetoes it. Read as a video frame (no wider look) the reader finds no index; read as a photo,
-    shrunk, it finds the card's index. It misreads that index, and the gate says so: it abstains rather than
-    answer with a card of the wrong rank. (am_0190 served here until the twenty-second session's detector found
-    its index on the first look.)"""
-    photo = REALDEV / "images" / "am_0203.jpg"
+    """A phone photo of one card close up (realdev's am_0164, a joker with the word across its corner): read as
+    a video frame (no wider look) the reader finds no index; read as a photo, shrunk, it finds the card and
+    reads it as the joker it is, and the gate, which has seen few such readings come out right, holds it back.
+    (am_0190 and am_0203 served here until the detectors of the twenty-second and twenty-fourth sessions found
+    their indices on the first look.)"""
+    photo = REALDEV / "images" / "am_0164.jpg"
     frame = reader.read(photo, video=True)
     assert frame.count == 0 and frame.abstain and frame.reasons == ["no card index found"]
     det = reader.read(photo)
-    assert det.count == 1 and det.abstain
+    assert [r.value for r in det.rank] == ["JOKER"] and det.abstain
     assert det.reasons[0].startswith("the reading is more likely wrong than right")
 
 
