@@ -98,3 +98,18 @@ def test_scenes_render_from_the_cache_alone(tmp_path, monkeypatch):
 def test_cache_only_without_a_cache_says_how_to_get_one(tmp_path):
     with pytest.raises(SystemExit, match="no rendered card art in .*vision.artpack"):
         art.cached_index(tmp_path)
+
+
+def test_the_fonts_that_travel_cover_families_before_a_second_file_of_any(tmp_path):
+    """``vision.artpack extras`` carries as many font families as fit: a second file of a family only once
+    every family that fits has one, and never more bytes than the budget."""
+    sizes = {"Alpha-Regular.ttf": 100, "Alpha-Bold.ttf": 120, "Beta-Regular.ttf": 300, "Gamma.ttf": 150,
+             "Huge-Regular.ttf": 5000}
+    fonts = []
+    for name, size in sizes.items():
+        (tmp_path / name).write_bytes(b"x" * size)
+        fonts.append(tmp_path / name)
+    chosen = [f.name for f in artpack._font_choice(fonts, 700)]
+    assert sum(sizes[n] for n in chosen) <= 700
+    assert set(chosen) == {"Alpha-Regular.ttf", "Gamma.ttf", "Beta-Regular.ttf", "Alpha-Bold.ttf"}
+    assert chosen.index("Alpha-Bold.ttf") > max(chosen.index(n) for n in ("Alpha-Regular.ttf", "Gamma.ttf", "Beta-Regular.ttf"))

@@ -299,3 +299,20 @@ def test_face_crops_are_none_and_skip_faces_that_print_a_rank(tmp_path):
     courts = [c for c in codes if c[:-1] in ("J", "Q", "K")]
     bank.decks[0] = (bank.decks[0][0], bank.decks[0][1], courts, bank.decks[0][3])
     assert all(face_sample(rng, bank, [0]) is None for _ in range(30))
+
+
+def test_a_gpu_burst_renders_each_scene_family_in_proportion_to_the_recipe():
+    """``vision.train families`` gives each rendering process one family's options: every family of
+    ``PAIR_SCENES`` is rendered, and none gets fewer processes than a family with a smaller count."""
+    from vision.train import PAIR_SCENES, family_shares
+
+    lines = family_shares(16)
+    assert len(lines) == 16
+    given = {name: lines.count(" ".join(more)) for name, _, _, more in PAIR_SCENES}
+    assert all(n >= 1 for n in given.values())
+    counts = {name: count for name, count, _, _ in PAIR_SCENES}
+    for a in counts:
+        for b in counts:
+            if counts[a] > counts[b]:
+                assert given[a] >= given[b]
+    assert len(family_shares(2)) == 2
