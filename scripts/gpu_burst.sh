@@ -54,43 +54,42 @@ export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" YOLO_OFFLINE=1 PYTHONUNBUFFE
 stage "unpacking the card art"
 "$PYTHON" -m vision.artpack unpack --pack .gpu/art.tar --art "$WORK/art" 2>&1 | tee -a "$log"
 
+synth=("$PYTHON" -m vision.synth --art-cache "$WORK/art" --cache-only --out "$WORK/det")
+per=$(( (SCENES + JOBS - 1) / JOBS ))
+pids=()
 if [ "$WHAT" = detector ]; then
     [ -f .gpu/extras.tar ] || { stage "no .gpu/extras.tar: run scripts/gpu_prepare.sh first"; exit 1; }
     mkdir -p "$EXTRAS_ROOT" && tar -xf .gpu/extras.tar -C "$EXTRAS_ROOT"
     stage "fonts and pictures unpacked ($(tar -tf .gpu/extras.tar | wc -l) files); /dev/shm: $(df -h /dev/shm | tail -1)"
     stage "rendering the six families' scenes for ${RENDER_SECONDS}s (at most $SCENES) and $VAL validation scenes on $JOBS processes"
-    per=$(( (SCENES + JOBS - 1) / JOBS ))
     mapfile -t families < <("$PYTHON" -m vision.train families --processes "$JOBS")
-    pids=()
     for k in $(seq 0 $(( JOBS - 1 ))); do
         # shellcheck disable=SC2086
-        timeout "$RENDER_SECONDS" "$PYTHON" -m vision.synth --art-cache "$WORK/art" --cache-only --out "$WORK/det" \
-            --count "$per" --start $(( k * per )) --seed $(( 500 + k )) ${families[$k]} 2>>"$WORK/synth.err" >/dev/null &
-        pids+=($!)
-    done
-    "$PYTHON" -m vision.synth --art-cache "$WORK/art" --cache-only --out "$WORK/det" --count "$VAL" --seed 7 \
-        --split val 2>>"$WORK/synth.err" >/dev/null || { tail -5 "$WORK/synth.err" | tee -a "$log"; exit 1; }
-    for p in "${pids[@]}"; do
-        wait "$p" || [ $? -eq 124 ] || { tail -5 "$WORK/synth.err" | tee -a "$log"; stage "scene rendering failed"; exit 1; }
-    done
-    # a process stopped by the clock may leave its last scene half written: the meta file comes last
-    for img in "$WORK"/det/images/train/*.jpg; do
-        stem=$(basename "$img" .jpg)
-        [ -f "$WORK/det/meta/train/$stem.json" ] || rm -f "$img" "$WORK/det/labels/train/$stem.txt"
+        timeout "$RENDER_SECONDS" "${synth[@]}" --count "$per" --start $(( k * per )) --seed $(( 500 + k )) \
+            ${families[$k]} 2>>"$WORK/synth.err" >/dev/null & pids+=($!)
     done
 else
     stage "rendering $SCENES scenes of seed 7 and $VAL validation scenes on $JOBS processes"
-    per=$(( (SCENES + JOBS - 1) / JOBS ))
-    gen() { "$PYTHON" -m vision.synth --art-cache "$WORK/art" --cache-only --out "$WORK/det" "$@" 2>>"$WORK/synth.err" >/dev/null; }
-    pids=()
-    for k in $(seq 0 $(( JOBS - 1 ))); do gen --count "$per" --start $(( k * per )) --seed 7 & pids+=($!); done
-    gen --count "$VAL" --seed 7 --split val & pids+=($!)
-    for p in "${pids[@]}"; do wait "$p" || { tail -5 "$WORK/synth.err" | tee -a "$log"; stage "scene rendering failed"; exit 1; }; done
+    for k in $(seq 0 $(( JOBS - 1 ))); do
+        "${synth[@]}" --count "$per" --start $(( k * per )) --seed 7 2>>"$WORK/synth.err" >/dev/null & pids+=($!)
+    done
 fi
+"${synth[@]}" --count "$VAL" --seed 7 --split val 2>>"$WORK/synth.err" >/dev/null & pids+=($!)
+for p in "${pids[@]}"; do  # 124: a detector slice stopped by the clock, as planned
+    wait "$p" || [ $? -eq 124 ] || { tail -5 "$WORK/synth.err" | tee -a "$log"; stage "scene rendering failed"; exit 1; }
+done
+# a process stopped by the clock may leave its last scene half written: the meta file comes last
+for img in "$WORK"/det/images/train/*.jpg; do
+    stem=$(basename "$img" .jpg)
+    [ -f "$WORK/det/meta/train/$stem.json" ] || rm -f "$img" "$WORK/det/labels/train/$stem.txt"
+done
 stage "scenes: $(ls "$WORK/det/images/train" | wc -l) training, $(ls "$WORK/det/images/val" | wc -l) validation"
 
-keep() {  # copy those of these files that exist into $OUT
-    for f in "$@"; do [ -f "$f" ] && cp "$f" "$OUT/"; done; return 0
+keep() {  # keep DEST FILE...: copy those of the files that exist into DEST
+    local dest=$1
+    shift
+    mkdir -p "$dest"
+    for f in "$@"; do [ -f "$f" ] && cp "$f" "$dest/"; done; return 0
 }
 
 train_detector() {
@@ -117,12 +116,8 @@ train_detector() {
     for k in "${!runs[@]}"; do
         IFS=: read -r name _ <<< "${runs[$k]}"
         wait "${pids[$k]}" || { code=$?; stage "$name exit $code"; }
-        mkdir -p "$OUT/$name"
+        keep "$OUT/$name" "$WORK/runs/$name/weights/best.pt" "$WORK/runs/$name/results.csv"
         cp "$WORK/$name.log" "$OUT/$name/train.log"
-        for f in best.pt results.csv; do
-            [ -f "$WORK/runs/$name/weights/$f" ] && cp "$WORK/runs/$name/weights/$f" "$OUT/$name/"
-            [ -f "$WORK/runs/$name/$f" ] && cp "$WORK/runs/$name/$f" "$OUT/$name/"
-        done
         tail -2 "$OUT/$name/train.log" | tee -a "$log"
     done
     kill "$watch" 2>/dev/null
@@ -146,7 +141,7 @@ train_classifier() {
     "$PYTHON" -m vision.train_cls --data "$cls" --out "$WORK/runs/cls-burst" --init "$WORK/member.onnx" --lr "$LR" \
         --epochs 400 --fit --samples "$CROPS" --minutes "$MINUTES" --device "$dev" --batch "$BATCH" > "$OUT/train.log" 2>&1
     local code=$?
-    keep "$WORK/runs/cls-burst/best.pt" "$WORK/runs/cls-burst/results.jsonl"
+    keep "$OUT" "$WORK/runs/cls-burst/best.pt" "$WORK/runs/cls-burst/results.jsonl"
     return $code
 }
 

@@ -132,12 +132,9 @@ def extras(out: Path, font_mb: float) -> tuple[int, int]:
         for f in fonts:
             _add(tar, str(f).lstrip("/"), f.read_bytes())
         for p in pictures:
-            img = cv2.imread(str(p), cv2.IMREAD_COLOR)
+            img = photos.decoded(p)
             if img is None:
                 raise PackError(f"{p} is not a readable image")
-            s = photos.LONG_SIDE / max(img.shape[:2])
-            if s < 1:
-                img = cv2.resize(img, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
             ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 92])
             if not ok:
                 raise PackError(f"could not encode {p} as JPEG")

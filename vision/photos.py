@@ -73,15 +73,19 @@ def pictures(split: str) -> tuple[np.ndarray, ...]:
     plain ones (a white or black wallpaper is no object)."""
     out = []
     for p in picture_files(split):
-        img = cv2.imread(str(p), cv2.IMREAD_COLOR)
-        if img is None:
-            continue
-        s = LONG_SIDE / max(img.shape[:2])
-        if s < 1:
-            img = cv2.resize(img, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
-        if float(img.std()) >= 12:
+        img = decoded(p)
+        if img is not None and float(img.std()) >= 12:
             out.append(img)
     return tuple(out)
+
+
+def decoded(path: Path) -> np.ndarray | None:
+    """The picture at ``path`` (BGR), its long side shrunk to at most ``LONG_SIDE``; None if unreadable."""
+    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if img is None:
+        return None
+    s = LONG_SIDE / max(img.shape[:2])
+    return cv2.resize(img, None, fx=s, fy=s, interpolation=cv2.INTER_AREA) if s < 1 else img
 
 
 def _shape_mask(rng, h: int, w: int) -> np.ndarray:
