@@ -11,7 +11,8 @@ The same seed gives the same images. ``--split val`` draws only from the held-ou
 Scenes: 1 to 8 cards (sometimes a pile of up to 24) scattered, in rows and fans that leave only the
 corners showing, or stacked; any rotation, mild perspective, card heights from 60 px to the frame;
 procedural wood, felt, cloth, carpet, stripes and noise tables with clutter; fingers over edges;
-shadows, glare, uneven and coloured light, blur, noise, greyscale and JPEG artefacts. Never mirrored.
+shadows, glare, uneven and coloured light, blur, noise, greyscale and JPEG artefacts; with ``--webcam``,
+the washed-out, soft look of a laptop webcam, often on a pale table. Never mirrored.
 ``--reveal`` renders only Cheat reveals (one to four cards, mostly of one rank, from one design): the
 picture the referee must read right, where same-rank indices lie side by side. ``--spread`` renders
 only spreads of 5 to 12 cards of one design, where a reader must pair each index with its own card's.
@@ -96,6 +97,35 @@ def background(rng, h, w) -> np.ndarray:
         t = _fractal(rng, h, w)
     img = c1[None, None, :] * t[..., None] + c2[None, None, :] * (1 - t[..., None])
     return np.clip(img, 0, 255).astype(np.float32)
+
+
+def light_table(rng, h, w) -> np.ndarray:
+    """A plain pale table top (white or grey laminate, a pale cloth): where a white card's edge is
+    barely darker than the table and only its print stands out, as on a kitchen or office table."""
+    base = np.array([rng.uniform(150, 235)] * 3, np.float32) + rng.normal(0, 8, 3).astype(np.float32)
+    t = _fractal(rng, h, w) * rng.uniform(0.03, 0.12) + rng.random((h, w)).astype(np.float32) * rng.uniform(0, 0.05)
+    return np.clip(base[None, None, :] * (1 - t[..., None]), 0, 255).astype(np.float32)
+
+
+def webcam(rng, img: np.ndarray) -> np.ndarray:
+    """The scene as a cheap laptop webcam delivers it: fewer real pixels than it sends (seen small and
+    scaled up), washed out (blacks lifted, highlights pulled down, colours faded toward grey), a colour
+    cast, sometimes its sharpening halo, and sensor noise. Real webcam frames (realdev's am_win) look so,
+    and the rest of the scenes are crisp and saturated."""
+    h, w = img.shape[:2]
+    f = rng.uniform(1.3, 2.4)
+    small = cv2.resize(img, (max(8, int(w / f)), max(8, int(h / f))), interpolation=cv2.INTER_AREA)
+    out = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR).astype(np.float32)
+    if rng.random() < 0.4:
+        soft = cv2.GaussianBlur(out, (0, 0), rng.uniform(1.0, 2.5))
+        out = out + rng.uniform(0.3, 1.0) * (out - soft)
+    grey = out.mean(axis=2, keepdims=True)
+    out = grey + (out - grey) * rng.uniform(0.35, 0.85)
+    lo, hi = rng.uniform(15, 70), rng.uniform(195, 250)
+    out = lo + out * (hi - lo) / 255
+    out = out * rng.normal(1, 0.05, 3).astype(np.float32)
+    out = out + rng.normal(0, rng.uniform(1, 5), (h, w, 1)) + rng.normal(0, rng.uniform(0, 3), out.shape)
+    return np.clip(out, 0, 255).astype(np.uint8)
 
 
 def clutter(rng, img):
@@ -250,7 +280,7 @@ def reveal_picks(rng, codes: list[str]) -> np.ndarray:
 
 
 def render_scene(rng, bank: ArtBank, reveal: bool = False, spread: bool = False, jokers: float = 0.0,
-                 font_decks: float = 0.0, tight: bool = False, pictures=None):
+                 font_decks: float = 0.0, tight: bool = False, pictures=None, cam=None):
     """One table scene and its index labels; ``reveal``: the cards of a Cheat reveal, from one design;
     ``spread``: 5 to 12 distinct cards of one design spread over the table (a pile shown after a call, or
     a hand laid out), where many indices lie within a card's reach of indices of other cards; ``jokers``:
@@ -259,9 +289,12 @@ def render_scene(rng, bank: ArtBank, reveal: bool = False, spread: bool = False,
     ``tight``: 8 to 16 distinct cards of one design in tight fans or rows (``tight_layout``); ``pictures``: a
     generator and pictures (``vision.photos``) that lay one to three things on the table and, a quarter of
     the time, a picture under everything as the table top, drawn from their own generator so that the cards
-    are those of the same scene without them."""
+    are those of the same scene without them; ``cam``: a generator that shows the scene through a cheap
+    webcam (``webcam``), half the time on a pale table (``light_table``), drawn apart for the same reason."""
     w, h = [(640, 480), (640, 640), (480, 640), (640, 360), (640, 480)][int(rng.integers(0, 5))]
     img = background(rng, h, w)
+    if cam is not None and cam.random() < 0.5:
+        img = light_table(cam, h, w)
     if pictures is not None:
         prng, pics = pictures
         if prng.random() < 0.25:
@@ -339,6 +372,8 @@ def render_scene(rng, bank: ArtBank, reveal: bool = False, spread: bool = False,
             labels.append({"rank": rank, "suit": suit, "card": k, "deck": dname,
                            "box": [float(x0), float(y0), float(x1), float(y1)]})
     img = photometric(rng, img)
+    if cam is not None:
+        img = webcam(cam, img)
     return img, labels
 
 
@@ -452,6 +487,9 @@ def main(argv=None) -> int:
     p.add_argument("--stretch", type=float, default=1.0,
                    help="resize each scene to another aspect ratio, by up to this factor (1: never); the "
                         "scenes are otherwise those the same seed gives without it")
+    p.add_argument("--webcam", type=float, default=0.0,
+                   help="share of scenes seen through a cheap webcam, half of them on a pale table (the cards "
+                        "are those the same seed gives without it); default none")
     a = p.parse_args(argv)
     bank = ArtBank(a.art_cache, a.split, install=not a.no_install, cache_only=a.cache_only)
     if a.font_decks and not (a.no_install or a.cache_only):
@@ -466,7 +504,9 @@ def main(argv=None) -> int:
         rng = np.random.default_rng([a.seed, i, 0 if a.split == "train" else 1])
         prng = np.random.default_rng([a.seed, i, 3])
         with_photos = (prng, pics) if a.photos and prng.random() < a.photos else None
-        img, labels = render_scene(rng, bank, a.reveal, a.spread, a.jokers, a.font_decks, a.tight, with_photos)
+        wrng = np.random.default_rng([a.seed, i, 4])
+        cam = wrng if a.webcam and wrng.random() < a.webcam else None
+        img, labels = render_scene(rng, bank, a.reveal, a.spread, a.jokers, a.font_decks, a.tight, with_photos, cam)
         stem = f"{i:06d}"
         q = int(rng.integers(35, 96))
         if a.stretch > 1:

@@ -316,3 +316,52 @@ def test_a_gpu_burst_renders_each_scene_family_in_proportion_to_the_recipe():
             if counts[a] > counts[b]:
                 assert given[a] >= given[b]
     assert len(family_shares(2)) == 2
+
+
+# ---------------------------------------------------------------- the webcam look
+
+
+def test_the_webcam_look_washes_out_and_softens_a_scene_of_the_same_size():
+    """``vision.synth.webcam``: black print comes out lifted, white paper pulled down, strong colour faded
+    toward grey and the finest detail lost, as in a laptop webcam's frames; the size is kept, so every label
+    stays where it was."""
+    import numpy as np
+
+    from vision.synth import webcam
+
+    img = np.zeros((120, 160, 3), np.float32)
+    img[:, 80:] = 255  # black | white
+    img[:20, :40] = (0, 0, 255)  # pure red
+    for seed in range(10):
+        out = webcam(np.random.default_rng(seed), img).astype(float)
+        assert out.shape == img.shape
+        assert np.median(out[40:, :60]) > 10 and np.median(out[40:, 100:]) < 250
+        red = out[5:15, 5:30].mean((0, 1))
+        assert red[2] - red[:2].mean() < 255 * 0.9  # faded
+    stripes = np.zeros((120, 160, 3), np.float32)
+    stripes[:, ::2] = 255  # detail one pixel fine: contrast 127.5 along a row
+    for seed in range(10):
+        out = webcam(np.random.default_rng(seed), stripes).astype(float)
+        assert out[40:80, 40:120].mean(-1).std(1).mean() < 0.4 * 127.5  # seen small: mostly lost
+
+
+def test_webcam_scenes_keep_the_cards_of_the_same_scenes_without_it(tmp_path):
+    """``vision.synth --webcam`` draws its look and its pale tables from a stream of its own: the labels are
+    those of the same seed without it, and the pictures differ."""
+    import cv2
+    import numpy as np
+
+    from .conftest import tiny_art_cache
+    from vision import synth
+
+    art = tiny_art_cache(tmp_path / "art")
+    common = ["--count", "3", "--seed", "4", "--art-cache", str(art), "--cache-only"]
+    assert synth.main(["--out", str(tmp_path / "plain"), *common]) == 0
+    assert synth.main(["--out", str(tmp_path / "cam"), *common, "--webcam", "1.0"]) == 0
+    for k in range(3):
+        name = f"00000{k}"
+        assert ((tmp_path / "plain" / "meta" / "train" / f"{name}.json").read_text()
+                == (tmp_path / "cam" / "meta" / "train" / f"{name}.json").read_text())
+        a = cv2.imread(str(tmp_path / "plain" / "images" / "train" / f"{name}.jpg")).astype(int)
+        b = cv2.imread(str(tmp_path / "cam" / "images" / "train" / f"{name}.jpg")).astype(int)
+        assert a.shape == b.shape and np.abs(a - b).mean() > 5
