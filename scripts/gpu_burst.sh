@@ -17,7 +17,8 @@
 # the shipped pico) or weights to start from (.gpu/init.pt: the shipped detector rebuilt by
 # vision.det_from_onnx), LR "auto" (ultralytics' choice) or a rate. They train until DEADLINE seconds after
 # this script started (560) less what the last epoch and the copying need, MINUTES at most. FAMILY_EXTRA
-# adds vision.synth options to every family (e.g. "--webcam 0.5").
+# adds vision.synth options to every family (e.g. "--webcam 0.5"); FAMILY_COUNTS gives some families other
+# counts, so more or fewer processes (e.g. "tight=5000").
 # Classifier: SCENES (2000) scenes of seed 7 whose crops the shipped detector cuts, CROPS rendered training
 # crops (60000, with 2000 held-out ones), MEMBER of the shipped classifier to start from (2), LR (0.0005),
 # trained for MINUTES (6).
@@ -35,7 +36,7 @@ case "$WHAT" in
     *) echo "WHAT must be detector or classifier, not '$WHAT'" >&2; exit 2 ;;
 esac
 MINUTES=${MINUTES:-6} VAL=${VAL:-200} RENDER_SECONDS=${RENDER_SECONDS:-100} DEADLINE=${DEADLINE:-560}
-DET_RUNS=${DET_RUNS:-"burst:416:0.1875:auto"} FAMILY_EXTRA=${FAMILY_EXTRA:-}
+DET_RUNS=${DET_RUNS:-"burst:416:0.1875:auto"} FAMILY_EXTRA=${FAMILY_EXTRA:-} FAMILY_COUNTS=${FAMILY_COUNTS:-}
 DEVICE=${DEVICE:-0} JOBS=${JOBS:-$(nproc)}
 CROPS=${CROPS:-60000} MEMBER=${MEMBER:-2} LR=${LR:-0.0005}
 WORK=${WORK:-/tmp/cards-burst} PYTHON=${PYTHON:-python3} EXTRAS_ROOT=${EXTRAS_ROOT:-/}
@@ -62,8 +63,11 @@ if [ "$WHAT" = detector ]; then
     [ -f .gpu/extras.tar ] || { stage "no .gpu/extras.tar: run scripts/gpu_prepare.sh first"; exit 1; }
     mkdir -p "$EXTRAS_ROOT" && tar -xf .gpu/extras.tar -C "$EXTRAS_ROOT"
     stage "fonts and pictures unpacked ($(tar -tf .gpu/extras.tar | wc -l) files); /dev/shm: $(df -h /dev/shm | tail -1)"
-    stage "rendering the six families' scenes${FAMILY_EXTRA:+ ($FAMILY_EXTRA)} for ${RENDER_SECONDS}s (at most $SCENES) and $VAL validation scenes on $JOBS processes"
-    mapfile -t families < <("$PYTHON" -m vision.train families --processes "$JOBS")
+    stage "rendering the six families' scenes${FAMILY_EXTRA:+ ($FAMILY_EXTRA)}${FAMILY_COUNTS:+ (counts $FAMILY_COUNTS)} for ${RENDER_SECONDS}s (at most $SCENES) and $VAL validation scenes on $JOBS processes"
+    counts=()
+    for c in $FAMILY_COUNTS; do counts+=(--count "$c"); done
+    mapfile -t families < <("$PYTHON" -m vision.train families --processes "$JOBS" "${counts[@]}")
+    [ "${#families[@]}" -eq "$JOBS" ] || { stage "vision.train families gave no family list"; exit 1; }
     for k in $(seq 0 $(( JOBS - 1 ))); do
         # shellcheck disable=SC2086
         timeout "$RENDER_SECONDS" "${synth[@]}" --count "$per" --start $(( k * per )) --seed $(( 500 + k )) \

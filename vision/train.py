@@ -372,13 +372,20 @@ def cmd_all(a) -> None:
               file=sys.stderr)
 
 
-def family_shares(processes: int) -> list[str]:
+def family_shares(processes: int, counts: dict[str, int] | None = None) -> list[str]:
     """The ``vision.synth`` options of the pair model's scene families (``PAIR_SCENES``) for each of
     ``processes`` rendering processes, the families getting processes in proportion to their counts
     (largest remainder, at least one each where there are enough): how a GPU burst renders the same mix
-    of scenes the shipped detector last trained on (``scripts/gpu_burst.sh``)."""
-    total = sum(count for _, count, _, _ in PAIR_SCENES)
-    exact = [processes * count / total for _, count, _, _ in PAIR_SCENES]
+    of scenes the shipped detector last trained on (``scripts/gpu_burst.sh``). ``counts`` puts other
+    counts in place of some families' (more of the scenes a detector reads worst)."""
+    counts = counts or {}
+    unknown = set(counts) - {name for name, *_ in PAIR_SCENES}
+    if unknown:
+        raise ValueError(f"no scene family {', '.join(sorted(unknown))}: the families are "
+                         f"{', '.join(name for name, *_ in PAIR_SCENES)}")
+    count_of = [counts.get(name, count) for name, count, _, _ in PAIR_SCENES]
+    total = sum(count_of)
+    exact = [processes * count / total for count in count_of]
     given = [max(int(e), 1 if processes >= len(PAIR_SCENES) else 0) for e in exact]
     for k in sorted(range(len(exact)), key=lambda k: given[k] - exact[k]):
         if sum(given) >= processes:
@@ -390,7 +397,16 @@ def family_shares(processes: int) -> list[str]:
 
 
 def cmd_families(a) -> None:
-    print("\n".join(family_shares(a.processes)))
+    counts = {}
+    for item in a.count:
+        name, _, n = item.partition("=")
+        if not n.isdigit():
+            raise SystemExit(f"--count takes NAME=N (a family and a whole number), not '{item}'")
+        counts[name] = int(n)
+    try:
+        print("\n".join(family_shares(a.processes, counts)))
+    except ValueError as e:
+        raise SystemExit(str(e)) from None
 
 
 def main(argv=None) -> int:
@@ -436,6 +452,8 @@ def main(argv=None) -> int:
     w.add_argument("--plan", action="store_true", help="only print the steps still to run")
     f = sub.add_parser("families", help="the scene families' vision.synth options, one line per rendering process")
     f.add_argument("--processes", type=int, required=True)
+    f.add_argument("--count", action="append", default=[], metavar="NAME=N",
+                   help="another count for a family (PAIR_SCENES), to render more or less of it")
     a = p.parse_args(argv)
     {"det": cmd_det, "export": cmd_export, "all": cmd_all, "families": cmd_families}[a.cmd](a)
     return 0

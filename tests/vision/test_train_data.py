@@ -7,6 +7,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from shlex import join as shlex_join
 
 from vision.train import Step, _data_yaml, recipe, run_recipe
 
@@ -316,6 +317,23 @@ def test_a_gpu_burst_renders_each_scene_family_in_proportion_to_the_recipe():
             if counts[a] > counts[b]:
                 assert given[a] >= given[b]
     assert len(family_shares(2)) == 2
+
+
+def test_a_family_given_a_larger_count_gets_more_processes_and_an_unknown_one_is_named():
+    """``vision.train families --count tight=4000``: the tight fans, which the reader reads worst, get more
+    of the rendering processes and the others still one each; a family that does not exist is refused by
+    name, with the names that do."""
+    from vision.train import PAIR_SCENES, family_shares, main
+
+    tight = shlex_join(next(more for name, _, _, more in PAIR_SCENES if name == "tight"))
+    assert family_shares(16).count(tight) == 1
+    more = family_shares(16, {"tight": 6000})
+    assert more.count(tight) >= 6 and len(more) == 16
+    assert all(more.count(shlex_join(m)) >= 1 for *_, m in PAIR_SCENES)
+    with pytest.raises(ValueError, match="no scene family fans: the families are spread, general"):
+        family_shares(16, {"fans": 100})
+    with pytest.raises(SystemExit, match="NAME=N"):
+        main(["families", "--processes", "4", "--count", "tight"])
 
 
 # ---------------------------------------------------------------- the webcam look
