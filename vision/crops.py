@@ -80,12 +80,14 @@ def _fan_centres(rng, card, box, index_h: float, angle: float, center) -> tuple[
 
 
 def sample(rng, bank: synth.ArtBank, decks, size: int = 48, jokers: float = 0.0, font_decks: float = 0.0,
-           fans: float = 0.0):
+           fans: float = 0.0, cam=None):
     """One crop and its class; ``jokers``: the chance that the card read is a procedural joker;
     ``font_decks``: the chance that it and its neighbours are cards of a new procedural design
     (``vision.fontdeck``) instead of an installed deck's; ``fans``: the chance that it lies in a fan, the
     indices of the cards under and over it a step to either side (a spread reveal: the crop around an
-    index then holds its neighbours' too, and the reader must read the one in the middle)."""
+    index then holds its neighbours' too, and the reader must read the one in the middle); ``cam``: a
+    generator that shows the scene through a cheap webcam (``vision.synth.webcam``), drawn apart so that
+    the card and its table are those of the same seed without it."""
     di = decks[int(rng.integers(0, len(decks)))]
     name, folder, codes, _ = bank.decks[di]
     code = codes[int(rng.integers(0, len(codes)))]
@@ -124,7 +126,7 @@ def sample(rng, bank: synth.ArtBank, decks, size: int = 48, jokers: float = 0.0,
         H = _paste(img, card, _place(card, box, index_h, angle, None, center), rng)
         for c in over:
             lay_neighbour(c)
-        return _cut(rng, img, card, box, H, S, index_h, size, code)
+        return _cut(rng, img, card, box, H, S, index_h, size, code, cam)
     # a card under it (a pile), shifted and turned a little
     if rng.random() < 0.5:
         code2 = codes[int(rng.integers(0, len(codes)))]
@@ -143,7 +145,7 @@ def sample(rng, bank: synth.ArtBank, decks, size: int = 48, jokers: float = 0.0,
         H3 = _place(card3, boxes3[0] if boxes3 else box, index_h, angle + rng.normal(0, 10),
                     None, (center[0] + np.cos(d) * dist * 1.6, center[1] + np.sin(d) * dist * 1.6))
         _paste(img, card3, H3, rng)
-    return _cut(rng, img, card, box, H, S, index_h, size, code)
+    return _cut(rng, img, card, box, H, S, index_h, size, code, cam)
 
 
 def _face_box(rng, card: np.ndarray, boxes, tries: int = 40):
@@ -203,9 +205,9 @@ def face_sample(rng, bank: synth.ArtBank, decks, size: int = 64):
     return _cut(rng, img, card, face, H, S, index_h, size, NONE)
 
 
-def _cut(rng, img, card, box, H, S: int, index_h: float, size: int, code: str):
+def _cut(rng, img, card, box, H, S: int, index_h: float, size: int, code: str, cam=None):
     """The crop the reader would cut around the index ``box`` of ``card`` (placed by ``H``), after a
-    fingertip now and then and the scene's light and lens; and its class."""
+    fingertip now and then and the scene's light and lens (and, with ``cam``, a webcam's); and its class."""
     if rng.random() < 0.15:  # a fingertip near the index
         synth.finger(rng, img, np.zeros(img.shape[:2], np.int32), S, S)
     ch, cw = card.shape[:2]
@@ -213,6 +215,8 @@ def _cut(rng, img, card, box, H, S: int, index_h: float, size: int, code: str):
     q = cv2.perspectiveTransform(q[None], H.astype(np.float32))[0]
     bb = (*q.min(0), *q.max(0))
     img = _light_and_lens(rng, img, S, index_h)
+    if cam is not None:
+        img = synth.webcam(cam, img)
     crop = square_crop(img, bb, pad=float(rng.uniform(0.15, 0.35)), size=size, jitter=rng.normal(0, 0.06, 3))
     label = "JOKER" if code.startswith("JOKER") else code
     return crop, label
@@ -289,6 +293,8 @@ def text_sample(rng, split: str, size: int = 48):
         f = rng.uniform(0.3, 0.7)
         x1, y1 = x0 + (x1 - x0) * f + index_h * 0.5, y0 + (y1 - y0) * f + index_h * 0.5
     img = _light_and_lens(rng, img, S, index_h)
+    if cam is not None:
+        img = synth.webcam(cam, img)
     crop = square_crop(img, (x0, y0, x1, y1), pad=float(rng.uniform(0.15, 0.35)), size=size, jitter=rng.normal(0, 0.1, 3))
     return crop, NONE
 
@@ -306,6 +312,8 @@ def main(argv=None) -> int:
     p.add_argument("--text", action="store_true", help="only NONE crops of printed words (text_sample)")
     p.add_argument("--faces", type=float, default=0.0,
                    help="share of crops that are NONE crops of a card's face away from its indices (face_sample)")
+    p.add_argument("--webcam", type=float, default=0.0,
+                   help="share of crops seen through a cheap webcam (vision.synth.webcam); default none")
     p.add_argument("--prefix", default="", help="file name prefix (to add crops to a folder that has some)")
     a = p.parse_args(argv)
     if not a.text:  # print crops need no card art
@@ -328,7 +336,9 @@ def main(argv=None) -> int:
         elif a.faces and rng.random() < a.faces:
             s = face_sample(rng, bank, decks, a.size)
         else:
-            s = sample(rng, bank, decks, a.size, a.jokers, a.font_decks, a.fans)
+            wrng = np.random.default_rng([a.seed, i, 9])
+            cam = wrng if a.webcam and wrng.random() < a.webcam else None
+            s = sample(rng, bank, decks, a.size, a.jokers, a.font_decks, a.fans, cam)
         if s is None:
             continue
         crop, label = s

@@ -383,3 +383,27 @@ def test_webcam_scenes_keep_the_cards_of_the_same_scenes_without_it(tmp_path):
         a = cv2.imread(str(tmp_path / "plain" / "images" / "train" / f"{name}.jpg")).astype(int)
         b = cv2.imread(str(tmp_path / "cam" / "images" / "train" / f"{name}.jpg")).astype(int)
         assert a.shape == b.shape and np.abs(a - b).mean() > 5
+
+
+def test_webcam_crops_keep_the_classes_of_the_same_crops_without_it(tmp_path):
+    """``vision.crops --webcam``: the classifier's crops seen through the same webcam look, from a stream of
+    their own, so every crop keeps its class and only its pixels change (washed out: less contrast)."""
+    import cv2
+    import numpy as np
+
+    from vision import crops
+
+    from .conftest import tiny_art_cache
+
+    art = tiny_art_cache(tmp_path / "art")
+    for png in art.rglob("*.png"):  # vision.crops skips decks drawn under 200 px
+        card = cv2.imread(str(png), cv2.IMREAD_UNCHANGED)
+        cv2.imwrite(str(png), cv2.resize(card, None, fx=3, fy=3, interpolation=cv2.INTER_NEAREST))
+    common = ["--count", "12", "--seed", "4", "--art-cache", str(art), "--cache-only"]
+    assert crops.main(["--out", str(tmp_path / "plain"), *common]) == 0
+    assert crops.main(["--out", str(tmp_path / "cam"), *common, "--webcam", "1.0"]) == 0
+    plain = sorted(p.relative_to(tmp_path / "plain") for p in (tmp_path / "plain").rglob("*.png"))
+    cam = sorted(p.relative_to(tmp_path / "cam") for p in (tmp_path / "cam").rglob("*.png"))
+    assert plain == cam and len(plain) == 12
+    spread = [[cv2.imread(str(tmp_path / kind / p)).astype(float).std() for p in plain] for kind in ("plain", "cam")]
+    assert np.median(spread[1]) < np.median(spread[0])
