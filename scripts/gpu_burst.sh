@@ -21,7 +21,7 @@
 # counts, so more or fewer processes (e.g. "tight=5000").
 # Classifier: SCENES (2000) scenes of seed 7 whose crops the shipped detector cuts, CROPS rendered training
 # crops (60000, with 2000 held-out ones), MEMBER of the shipped classifier to start from (2), LR (0.0005),
-# trained for MINUTES (6).
+# trained for MINUTES (6); CROP_EXTRA adds vision.crops options to the training crops (e.g. "--webcam 0.5").
 # Both: BATCH (64 images, 512 crops), DEVICE (0), JOBS (all cores).
 # On a CPU, for a check of the whole path: OUT=/tmp/burst DEVICE=cpu RENDER_SECONDS=20 MINUTES=1 BATCH=8
 # DET_RUNS="a:416:0.1875:auto b:448:.gpu/init.pt:0.0004" EXTRAS_ROOT=/tmp/extras (this machine has the
@@ -36,7 +36,7 @@ case "$WHAT" in
     *) echo "WHAT must be detector or classifier, not '$WHAT'" >&2; exit 2 ;;
 esac
 MINUTES=${MINUTES:-6} VAL=${VAL:-200} RENDER_SECONDS=${RENDER_SECONDS:-100} DEADLINE=${DEADLINE:-560}
-DET_RUNS=${DET_RUNS:-"burst:416:0.1875:auto"} FAMILY_EXTRA=${FAMILY_EXTRA:-} FAMILY_COUNTS=${FAMILY_COUNTS:-}
+DET_RUNS=${DET_RUNS:-"burst:416:0.1875:auto"} FAMILY_EXTRA=${FAMILY_EXTRA:-} FAMILY_COUNTS=${FAMILY_COUNTS:-} CROP_EXTRA=${CROP_EXTRA:-}
 DEVICE=${DEVICE:-0} JOBS=${JOBS:-$(nproc)}
 CROPS=${CROPS:-60000} MEMBER=${MEMBER:-2} LR=${LR:-0.0005}
 WORK=${WORK:-/tmp/cards-burst} PYTHON=${PYTHON:-python3} EXTRAS_ROOT=${EXTRAS_ROOT:-/}
@@ -131,9 +131,10 @@ train_detector() {
 
 train_classifier() {
     local cls="$WORK/cls" per=$(( (CROPS + JOBS - 1) / JOBS )) pids=() p
-    stage "rendering $CROPS training crops and 2000 held-out ones on $JOBS processes"
+    stage "rendering $CROPS training crops${CROP_EXTRA:+ ($CROP_EXTRA)} and 2000 held-out ones on $JOBS processes"
     crops() { "$PYTHON" -m vision.crops --art-cache "$WORK/art" --cache-only --out "$cls" "$@" 2>>"$WORK/crops.err" >/dev/null; }
-    for k in $(seq 0 $(( JOBS - 1 ))); do crops --count "$per" --seed $(( 11 + k )) --prefix "c${k}_" & pids+=($!); done
+    # shellcheck disable=SC2086
+    for k in $(seq 0 $(( JOBS - 1 ))); do crops --count "$per" --seed $(( 11 + k )) --prefix "c${k}_" $CROP_EXTRA & pids+=($!); done
     crops --count 2000 --seed 12 --split val & pids+=($!)
     for p in "${pids[@]}"; do wait "$p" || { tail -5 "$WORK/crops.err" | tee -a "$log"; return 1; }; done
     stage "cutting crops from the scenes with the shipped detector"

@@ -293,8 +293,6 @@ def text_sample(rng, split: str, size: int = 48):
         f = rng.uniform(0.3, 0.7)
         x1, y1 = x0 + (x1 - x0) * f + index_h * 0.5, y0 + (y1 - y0) * f + index_h * 0.5
     img = _light_and_lens(rng, img, S, index_h)
-    if cam is not None:
-        img = synth.webcam(cam, img)
     crop = square_crop(img, (x0, y0, x1, y1), pad=float(rng.uniform(0.15, 0.35)), size=size, jitter=rng.normal(0, 0.1, 3))
     return crop, NONE
 
