@@ -128,6 +128,14 @@ def webcam(rng, img: np.ndarray) -> np.ndarray:
     return np.clip(out, 0, 255).astype(np.uint8)
 
 
+def webcam_stream(share: float, seed: int, i: int, stream: int):
+    """The generator that shows item ``i`` of a set through the webcam (``webcam``), or None for the
+    ``1 - share`` of items seen plainly: a stream apart from the item's own, so that the item is otherwise
+    what the same seed gives without it."""
+    cam = np.random.default_rng([seed, i, stream])
+    return cam if share and cam.random() < share else None
+
+
 def clutter(rng, img):
     h, w = img.shape[:2]
     for _ in range(int(rng.integers(0, 5))):
@@ -504,8 +512,7 @@ def main(argv=None) -> int:
         rng = np.random.default_rng([a.seed, i, 0 if a.split == "train" else 1])
         prng = np.random.default_rng([a.seed, i, 3])
         with_photos = (prng, pics) if a.photos and prng.random() < a.photos else None
-        wrng = np.random.default_rng([a.seed, i, 4])
-        cam = wrng if a.webcam and wrng.random() < a.webcam else None
+        cam = webcam_stream(a.webcam, a.seed, i, 4)
         img, labels = render_scene(rng, bank, a.reveal, a.spread, a.jokers, a.font_decks, a.tight, with_photos, cam)
         stem = f"{i:06d}"
         q = int(rng.integers(35, 96))

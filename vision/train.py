@@ -400,8 +400,8 @@ def cmd_families(a) -> None:
     counts = {}
     for item in a.count:
         name, _, n = item.partition("=")
-        if not n.isdigit():
-            raise SystemExit(f"--count takes NAME=N (a family and a whole number), not '{item}'")
+        if not n.isdigit() or int(n) < 1:
+            raise SystemExit(f"--count takes NAME=N (a family and a whole number from 1), not '{item}'")
         counts[name] = int(n)
     try:
         print("\n".join(family_shares(a.processes, counts)))
