@@ -105,15 +105,16 @@ def unpack(pack_file: Path, art: Path) -> int:
 def _font_choice(fonts, budget: int) -> list[Path]:
     """Fonts of as many families as fit in ``budget`` bytes: round after round, each family's smallest file
     not yet taken, the smaller first, leaving out any that would no longer fit."""
+    size = {f: f.stat().st_size for f in fonts}
     families: dict[str, list[Path]] = {}
-    for f in sorted(fonts, key=lambda f: (f.stat().st_size, f.name)):
+    for f in sorted(fonts, key=lambda f: (size[f], f.name)):
         families.setdefault(f.name.split("-")[0].split("_")[0].removesuffix(".ttf"), []).append(f)
     chosen, used = [], 0
     while any(families.values()):
-        for f in sorted((files.pop(0) for files in families.values() if files), key=lambda f: f.stat().st_size):
-            if used + f.stat().st_size <= budget:
+        for f in sorted((files.pop(0) for files in families.values() if files), key=size.__getitem__):
+            if used + size[f] <= budget:
                 chosen.append(f)
-                used += f.stat().st_size
+                used += size[f]
     return chosen
 
 

@@ -300,7 +300,7 @@ def render_scene(rng, bank: ArtBank, reveal: bool = False, spread: bool = False,
     are those of the same scene without them; ``cam``: a generator that shows the scene through a cheap
     webcam (``webcam``), half the time on a pale table (``light_table``), drawn apart for the same reason."""
     w, h = [(640, 480), (640, 640), (480, 640), (640, 360), (640, 480)][int(rng.integers(0, 5))]
-    img = background(rng, h, w)
+    img = background(rng, h, w)  # drawn even when replaced below: the scene's own stream goes on unchanged
     if cam is not None and cam.random() < 0.5:
         img = light_table(cam, h, w)
     if pictures is not None:

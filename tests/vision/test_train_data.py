@@ -4,10 +4,10 @@ order and resumes after its last finished step."""
 
 import json
 from pathlib import Path
+from shlex import join as shlex_join
 from types import SimpleNamespace
 
 import pytest
-from shlex import join as shlex_join
 
 from vision.train import Step, _data_yaml, recipe, run_recipe
 
