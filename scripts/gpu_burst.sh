@@ -17,8 +17,8 @@
 # the shipped pico) or weights to start from (.gpu/init.pt: the shipped detector rebuilt by
 # vision.det_from_onnx), LR "auto" (ultralytics' choice) or a rate. They train until DEADLINE seconds after
 # this script started (560) less what the last epoch and the copying need, MINUTES at most. FAMILY_EXTRA
-# adds vision.synth options to every family (e.g. "--webcam 0.5"); FAMILY_COUNTS gives some families other
-# counts, so more or fewer processes (e.g. "tight=5000").
+# adds vision.synth options to every family (e.g. "--webcam 0.5"), and in a classifier run to the scenes its
+# crops are cut from (validation ones too); FAMILY_COUNTS gives some families other counts, so more or fewer processes (e.g. "tight=5000").
 # Classifier: SCENES (2000) scenes of seed 7 whose crops the shipped detector cuts, CROPS rendered training
 # crops (60000, with 2000 held-out ones), MEMBER of the shipped classifier to start from (2), LR (0.0005),
 # trained for MINUTES (6); CROP_EXTRA adds vision.crops options to the training crops (e.g. "--webcam 0.5").
@@ -58,7 +58,7 @@ stage "unpacking the card art"
 
 synth=("$PYTHON" -m vision.synth --art-cache "$WORK/art" --cache-only --out "$WORK/det")
 per=$(( (SCENES + JOBS - 1) / JOBS ))
-pids=()
+pids=() val_extra=""  # a detector's validation scenes stay plain, so its mAP compares across runs
 if [ "$WHAT" = detector ]; then
     [ -f .gpu/extras.tar ] || { stage "no .gpu/extras.tar: run scripts/gpu_prepare.sh first"; exit 1; }
     mkdir -p "$EXTRAS_ROOT" && tar -xf .gpu/extras.tar -C "$EXTRAS_ROOT"
@@ -74,12 +74,15 @@ if [ "$WHAT" = detector ]; then
             ${families[$k]} $FAMILY_EXTRA 2>>"$WORK/synth.err" >/dev/null & pids+=($!)
     done
 else
-    stage "rendering $SCENES scenes of seed 7 and $VAL validation scenes on $JOBS processes"
+    val_extra=$FAMILY_EXTRA
+    stage "rendering $SCENES scenes of seed 7${FAMILY_EXTRA:+ ($FAMILY_EXTRA)} and $VAL validation scenes on $JOBS processes"
     for k in $(seq 0 $(( JOBS - 1 ))); do
-        "${synth[@]}" --count "$per" --start $(( k * per )) --seed 7 2>>"$WORK/synth.err" >/dev/null & pids+=($!)
+        # shellcheck disable=SC2086
+        "${synth[@]}" --count "$per" --start $(( k * per )) --seed 7 $FAMILY_EXTRA 2>>"$WORK/synth.err" >/dev/null & pids+=($!)
     done
 fi
-"${synth[@]}" --count "$VAL" --seed 7 --split val 2>>"$WORK/synth.err" >/dev/null & pids+=($!)
+# shellcheck disable=SC2086
+"${synth[@]}" --count "$VAL" --seed 7 --split val $val_extra 2>>"$WORK/synth.err" >/dev/null & pids+=($!)
 for p in "${pids[@]}"; do  # 124: a detector slice stopped by the clock, as planned
     wait "$p" || [ $? -eq 124 ] || { tail -5 "$WORK/synth.err" | tee -a "$log"; stage "scene rendering failed"; exit 1; }
 done
