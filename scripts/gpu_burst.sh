@@ -18,10 +18,13 @@
 # vision.det_from_onnx), LR "auto" (ultralytics' choice) or a rate. They train until DEADLINE seconds after
 # this script started (560) less what the last epoch and the copying need, MINUTES at most. FAMILY_EXTRA
 # adds vision.synth options to every family (e.g. "--webcam 0.5"), and in a classifier run to the scenes its
-# crops are cut from (validation ones too); FAMILY_COUNTS gives some families other counts, so more or fewer processes (e.g. "tight=5000").
-# Classifier: SCENES (2000) scenes of seed 7 whose crops the shipped detector cuts, CROPS rendered training
-# crops (60000, with 2000 held-out ones), MEMBER of the shipped classifier to start from (2), LR (0.0005),
-# trained for MINUTES (6); CROP_EXTRA adds vision.crops options to the training crops (e.g. "--webcam 0.5").
+# crops are cut from (validation ones too); FAMILY_COUNTS gives some families other counts, so more or fewer
+# processes (e.g. "tight=5000").
+# Classifier: SCENES (2000) scenes of seed SCENE_SEED (7) whose crops the shipped detector cuts, CROPS rendered
+# training crops (60000, seeds CROP_SEED (11) and up, one a process) and 2000 held-out ones (validation: 200 scenes
+# of seed 7 and crops of seed 12, the same in every run; a run on new data changes the two seeds), MEMBER of the
+# shipped classifier to start from (2), LR (0.0005), trained for MINUTES (6); CROP_EXTRA adds vision.crops options
+# to the training crops (e.g. "--webcam 0.5").
 # Both: BATCH (64 images, 512 crops), DEVICE (0), JOBS (all cores).
 # On a CPU, for a check of the whole path: OUT=/tmp/burst DEVICE=cpu RENDER_SECONDS=20 MINUTES=1 BATCH=8
 # DET_RUNS="a:416:0.1875:auto b:448:.gpu/init.pt:0.0004" EXTRAS_ROOT=/tmp/extras (this machine has the
@@ -38,7 +41,7 @@ esac
 MINUTES=${MINUTES:-6} VAL=${VAL:-200} RENDER_SECONDS=${RENDER_SECONDS:-100} DEADLINE=${DEADLINE:-560}
 DET_RUNS=${DET_RUNS:-"burst:416:0.1875:auto"} FAMILY_EXTRA=${FAMILY_EXTRA:-} FAMILY_COUNTS=${FAMILY_COUNTS:-} CROP_EXTRA=${CROP_EXTRA:-}
 DEVICE=${DEVICE:-0} JOBS=${JOBS:-$(nproc)}
-CROPS=${CROPS:-60000} MEMBER=${MEMBER:-2} LR=${LR:-0.0005}
+CROPS=${CROPS:-60000} MEMBER=${MEMBER:-2} LR=${LR:-0.0005} SCENE_SEED=${SCENE_SEED:-7} CROP_SEED=${CROP_SEED:-11}
 WORK=${WORK:-/tmp/cards-burst} PYTHON=${PYTHON:-python3} EXTRAS_ROOT=${EXTRAS_ROOT:-/}
 mkdir -p "$OUT" "$WORK"
 log="$OUT/burst.log"
@@ -75,10 +78,10 @@ if [ "$WHAT" = detector ]; then
     done
 else
     val_extra=$FAMILY_EXTRA
-    stage "rendering $SCENES scenes of seed 7${FAMILY_EXTRA:+ ($FAMILY_EXTRA)} and $VAL validation scenes on $JOBS processes"
+    stage "rendering $SCENES scenes of seed $SCENE_SEED${FAMILY_EXTRA:+ ($FAMILY_EXTRA)} and $VAL validation scenes on $JOBS processes"
     for k in $(seq 0 $(( JOBS - 1 ))); do
         # shellcheck disable=SC2086
-        "${synth[@]}" --count "$per" --start $(( k * per )) --seed 7 $FAMILY_EXTRA 2>>"$WORK/synth.err" >/dev/null & pids+=($!)
+        "${synth[@]}" --count "$per" --start $(( k * per )) --seed "$SCENE_SEED" $FAMILY_EXTRA 2>>"$WORK/synth.err" >/dev/null & pids+=($!)
     done
 fi
 # shellcheck disable=SC2086
@@ -137,7 +140,7 @@ train_classifier() {
     stage "rendering $CROPS training crops${CROP_EXTRA:+ ($CROP_EXTRA)} and 2000 held-out ones on $JOBS processes"
     crops() { "$PYTHON" -m vision.crops --art-cache "$WORK/art" --cache-only --out "$cls" "$@" 2>>"$WORK/crops.err" >/dev/null; }
     # shellcheck disable=SC2086
-    for k in $(seq 0 $(( JOBS - 1 ))); do crops --count "$per" --seed $(( 11 + k )) --prefix "c${k}_" $CROP_EXTRA & pids+=($!); done
+    for k in $(seq 0 $(( JOBS - 1 ))); do crops --count "$per" --seed $(( CROP_SEED + k )) --prefix "c${k}_" $CROP_EXTRA & pids+=($!); done
     crops --count 2000 --seed 12 --split val & pids+=($!)
     for p in "${pids[@]}"; do wait "$p" || { tail -5 "$WORK/crops.err" | tee -a "$log"; return 1; }; done
     stage "cutting crops from the scenes with the shipped detector"
