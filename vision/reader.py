@@ -614,10 +614,12 @@ class CardReader:
             reasons = ([f"the reading is more likely wrong than right (the gate gives it {p_right:.2f})"] + reasons
                        if p_right < gate.ANSWER_AT else [])
         order = np.lexsort((np.array([b[0] for b in rows_xyxy]), np.array([b[1] for b in rows_xyxy])))
+        row_of = np.empty(k, np.int64)
+        row_of[order] = np.arange(k)  # the cards are listed top to bottom: each index names its card's row
         out = Detections("card", np.array(rows_xyxy, np.float32)[order], np.array(rows_conf, np.float32)[order],
                          [rows_rank[i] for i in order], [rows_suit[i] for i in order],
                          np.array(rows_probs, np.float32)[order], np.arange(k, dtype=np.int64),
-                         abstain=bool(reasons), reasons=reasons, indices=replace(det, card=card),
+                         abstain=bool(reasons), reasons=reasons, indices=replace(det, card=row_of[card]),
                          image_size=det.image_size, evidence=evidence, p_right=p_right)
         return out
 

@@ -81,6 +81,9 @@ def test_reading_has_the_contract(reader):
         assert isinstance(det.abstain, bool)
         # every card is made of at least one index, and every index belongs to a card
         assert det.indices is not None and set(det.indices.card.tolist()) == set(range(det.count))
+        # an index's card number is the row of the card it was merged into: that card's box holds it
+        inner = det.xyxy[det.indices.card]
+        assert np.all(inner[:, :2] <= det.indices.xyxy[:, :2]) and np.all(det.indices.xyxy[:, 2:] <= inner[:, 2:])
 
 
 def test_reads_the_golden_synthetic_images(reader):
