@@ -5,7 +5,8 @@
 Scores by rank within each image: the multiset of ranks read against the labelled one.
 Card-level precision / recall / F1 (summed over images), exact-image rate (multisets equal), abstain rate,
 the share of photos read exactly without abstaining (exact&ans) and the number read wrong without
-abstaining (wrong&ans: what a referee must avoid), per subset and overall, and the confusion of ranks
+abstaining (wrong&ans: what a referee must avoid), per subset and overall, where the labelled cards were lost
+(never read at the index level, or lost when the indices were joined into cards), and the confusion of ranks
 (read cards matched to labelled cards whose box holds the read card's centre; only where the labels have
 boxes).
 """
@@ -39,6 +40,28 @@ def prf(tp, fp, fn):
     rc = tp / (tp + fn) if tp + fn else 0.0
     f1 = 2 * pr * rc / (pr + rc) if pr + rc else 0.0
     return pr, rc, f1
+
+
+def where_lost(det, truth: list[str]) -> Counter:
+    """Where the labelled ranks of one photo went: read at the index level (``found``: an index read as that rank)
+    and kept as a card (``kept``), or found and then lost when the indices were joined into cards: two indices of
+    that rank joined as one card's two corners (``joined_same``), its index joined to a card read as another rank
+    (``joined_other``), or no card of it left (``dropped``). Why: a rank never found calls for a better detector or
+    classifier, one lost in the joining for a better pairing; the totals say which step to work on."""
+    t = Counter(truth)
+    idx = det.indices
+    at_index = Counter(r.value for r in idx.rank if r is not None) if idx is not None else Counter()
+    found, kept = t & at_index, t & Counter(r.value for r in det.rank)
+    out = Counter(labelled=sum(t.values()), found=sum(found.values()), kept=sum(kept.values()))
+    for rank, n in (found - kept).items():
+        rows = Counter(int(idx.card[i]) for i, r in enumerate(idx.rank) if r is not None and r.value == rank)
+        if any(k >= 2 for k in rows.values()):
+            out["joined_same"] += n
+        elif any(det.rank[c].value != rank for c in rows):
+            out["joined_other"] += n
+        else:
+            out["dropped"] += n
+    return out
 
 
 def match_confusion(det, labels, conf: Counter) -> None:
@@ -107,6 +130,7 @@ def main(argv=None) -> int:
     if a.pair_bars:
         reader.pair_doubt, reader.pair_sure = (float(v) for v in a.pair_bars.split(":"))
     stats = defaultdict(lambda: Counter())
+    lost = defaultdict(lambda: Counter())
     conf: Counter = Counter()
     t0 = time.time()
     for k, r in enumerate(rows):
@@ -125,6 +149,7 @@ def main(argv=None) -> int:
             s["exact_answered"] += int(Counter(pred) == Counter(truth) and not det.abstain)
             s["wrong_answered"] += int(Counter(pred) != Counter(truth) and not det.abstain)
             s["count_ok"] += int(len(pred) == len(truth))
+            lost[key] += where_lost(det, truth)
         match_confusion(det, r, conf)
         if (k + 1) % 50 == 0:
             print(f"  {k + 1}/{len(rows)} images, {time.time() - t0:.0f}s", file=sys.stderr)
@@ -144,6 +169,14 @@ def main(argv=None) -> int:
                     "tp": s["tp"], "fp": s["fp"], "fn": s["fn"]}
         print(f"{key:<12}{n:>7}{p:>7.3f}{rc:>7.3f}{f1:>7.3f}{s['exact'] / n:>8.3f}{s['count_ok'] / n:>8.3f}"
               f"{s['abstain'] / n:>9.3f}{s['exact_answered'] / n:>11.3f}{s['wrong_answered']:>11d}")
+    print("\nwhere the labelled cards went (found: an index read as the card's rank; lost when the indices were"
+          "\njoined into cards: two of that rank joined as one card, joined to a card of another rank, or dropped)")
+    print(f"{'subset':<12}{'labelled':>9}{'found':>7}{'kept':>6}{'joined same':>13}{'joined other':>14}{'dropped':>9}")
+    for key in sorted(lost, key=lambda x: (x == "overall", x)):
+        w = lost[key]
+        out[key]["where_lost"] = {k: w[k] for k in ("labelled", "found", "kept", "joined_same", "joined_other", "dropped")}
+        print(f"{key:<12}{w['labelled']:>9}{w['found']:>7}{w['kept']:>6}{w['joined_same']:>13}{w['joined_other']:>14}"
+              f"{w['dropped']:>9}")
     cols = RANKS + ["missed"]
     rows_ = RANKS + ["extra"]
     print("\nrank confusion (rows: labelled, columns: read; boxes matched by centre)")
