@@ -203,17 +203,23 @@ def _card_homography(rng, cw, ch, center, height_px, angle, persp):
     return cv2.getPerspectiveTransform(src, pts.astype(np.float32))
 
 
-def tight_layout(rng, n, w, h):
+#: The step between neighbours in a tight fan or row, as fractions of the card's height: a strip about an index wide.
+TIGHT_STEPS = (0.07, 0.15)
+
+
+def tight_layout(rng, n, w, h, steps: tuple[float, float] = TIGHT_STEPS):
     """Centers, angles and a common card height for n cards laid as one or two tight fans or rows, each
     card over the last but for a strip as wide as its index (a whole suit, or a pile laid out after a
-    call): indices side by side, each partly covered by the next card's edge."""
+    call): indices side by side, each partly covered by the next card's edge. ``steps``: the range of the
+    step between neighbours, as fractions of the card's height (a wider one shows whole indices, as whole-suit
+    rows on a real table often do)."""
     short = min(w, h)
     height = float(np.exp(rng.uniform(np.log(120), np.log(short * 0.6))))
     rows = 2 if n > 10 and rng.random() < 0.5 else 1
     base = rng.uniform(0, 360)
     d = np.deg2rad(base + rng.choice([0, 90, 180, 270]) + rng.normal(0, 6))
     along, across = np.array([np.cos(d), np.sin(d)]), np.array([-np.sin(d), np.cos(d)])
-    step = height * rng.uniform(0.07, 0.15)
+    step = height * rng.uniform(*steps)
     splay = rng.uniform(1, 5) if rng.random() < 0.5 else 0.0
     centre = np.array([rng.uniform(0.35, 0.65) * w, rng.uniform(0.35, 0.65) * h])
     per_row = -(-n // rows)
@@ -288,13 +294,15 @@ def reveal_picks(rng, codes: list[str]) -> np.ndarray:
 
 
 def render_scene(rng, bank: ArtBank, reveal: bool = False, spread: bool = False, jokers: float = 0.0,
-                 font_decks: float = 0.0, tight: bool = False, pictures=None, cam=None):
+                 font_decks: float = 0.0, tight: bool = False, pictures=None, cam=None,
+                 tight_steps: tuple[float, float] = TIGHT_STEPS):
     """One table scene and its index labels; ``reveal``: the cards of a Cheat reveal, from one design;
     ``spread``: 5 to 12 distinct cards of one design spread over the table (a pile shown after a call, or
     a hand laid out), where many indices lie within a card's reach of indices of other cards; ``jokers``:
     the share of cards replaced by a procedural joker (``vision.jokers``) of the bank's split;
     ``font_decks``: the chance that the scene's cards are of one new procedural design (``vision.fontdeck``);
-    ``tight``: 8 to 16 distinct cards of one design in tight fans or rows (``tight_layout``); ``pictures``: a
+    ``tight``: 8 to 16 distinct cards of one design in tight fans or rows (``tight_layout``, ``tight_steps``
+    apart); ``pictures``: a
     generator and pictures (``vision.photos``) that lay one to three things on the table and, a quarter of
     the time, a picture under everything as the table top, drawn from their own generator so that the cards
     are those of the same scene without them; ``cam``: a generator that shows the scene through a cheap
@@ -320,7 +328,7 @@ def render_scene(rng, bank: ArtBank, reveal: bool = False, spread: bool = False,
     if tight:
         n = int(rng.integers(8, 17))
     picks = reveal_picks(rng, codes) if reveal else rng.choice(len(codes), size=min(n, len(codes)), replace=False)
-    place, height = tight_layout(rng, len(picks), w, h) if tight else layout(rng, len(picks), w, h, spread)
+    place, height = tight_layout(rng, len(picks), w, h, tight_steps) if tight else layout(rng, len(picks), w, h, spread)
     occ = np.full((h, w), -2, np.int32)  # id of the top card at each pixel (-2 table, -1 finger)
     polys = []  # per card: list of (index polygon, code)
     persp = rng.uniform(0, 0.06)
@@ -444,6 +452,17 @@ def _bar(i, n, t0, width=30):
     sys.stderr.flush()
 
 
+def _step_range(text: str) -> tuple[float, float]:
+    """``LO:HI`` as a tight row's step range (fractions of a card's height), or an error that says what is wrong."""
+    try:
+        lo, hi = (float(v) for v in text.split(":"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not LO:HI (two fractions of a card's height, e.g. 0.07:0.25)")
+    if not 0 < lo <= hi < 0.5:
+        raise argparse.ArgumentTypeError(f"'{text}': a step must lie between 0 and half a card's height, LO <= HI")
+    return lo, hi
+
+
 def generator_parser(prog: str, description: str) -> argparse.ArgumentParser:
     """The options every synthetic-data generator takes (this one and ``vision.crops``)."""
     p = argparse.ArgumentParser(prog=prog, description=description)
@@ -489,6 +508,9 @@ def main(argv=None) -> int:
     p.add_argument("--tight", action="store_true",
                    help="scenes of 8-16 cards of one design in tight fans or rows, each card over the last but "
                         "for a strip with its index (a suit or a pile laid out after a call)")
+    p.add_argument("--tight-steps", type=_step_range, default=TIGHT_STEPS, metavar="LO:HI",
+                   help="with --tight: the step between neighbours as fractions of the card's height "
+                        f"(default {TIGHT_STEPS[0]}:{TIGHT_STEPS[1]}; e.g. 0.07:0.25 also shows whole indices)")
     p.add_argument("--photos", type=float, default=0.0,
                    help="share of scenes with things cut from photographs on the table (vision.photos; the "
                         "cards are those the same seed gives without it); default none")
@@ -513,7 +535,8 @@ def main(argv=None) -> int:
         prng = np.random.default_rng([a.seed, i, 3])
         with_photos = (prng, pics) if a.photos and prng.random() < a.photos else None
         cam = webcam_stream(a.webcam, a.seed, i, 4)
-        img, labels = render_scene(rng, bank, a.reveal, a.spread, a.jokers, a.font_decks, a.tight, with_photos, cam)
+        img, labels = render_scene(rng, bank, a.reveal, a.spread, a.jokers, a.font_decks, a.tight, with_photos, cam,
+                                   a.tight_steps)
         stem = f"{i:06d}"
         q = int(rng.integers(35, 96))
         if a.stretch > 1:

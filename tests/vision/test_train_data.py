@@ -227,6 +227,28 @@ def test_a_tight_fan_lays_cards_an_index_strip_apart():
         assert in_row.sum() >= n - 2 and ((steps[in_row] >= 0.07) & (steps[in_row] <= 0.15 + 1e-6)).all()
 
 
+def test_a_tight_row_can_be_laid_with_wider_steps_and_a_bad_range_is_refused(capsys):
+    """``vision.synth --tight --tight-steps 0.07:0.25``: rows whose steps reach a quarter of a card's height, so
+    whole indices show as in whole-suit rows on a real table; a range that is no range, or reaches half a card,
+    is refused with what is wrong."""
+    import numpy as np
+
+    from vision.synth import main, tight_layout
+
+    steps = []
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        cards, height = tight_layout(rng, 12, 640, 480, (0.07, 0.25))
+        s = np.linalg.norm(np.diff(np.array([c for c, _ in cards]), axis=0), axis=1) / height
+        steps.extend(s[s < 0.5])
+    steps = np.array(steps)
+    assert ((steps >= 0.07) & (steps <= 0.25 + 1e-6)).all() and (steps > 0.15).mean() > 0.3
+    for bad, why in (("0.3", "is not LO:HI"), ("0.2:0.1", "LO <= HI"), ("0.1:0.6", "half a card")):
+        with pytest.raises(SystemExit):
+            main(["--out", "/nonexistent", "--count", "1", "--tight", "--tight-steps", bad])
+        assert why in capsys.readouterr().err
+
+
 def test_tight_scenes_are_of_one_design(tmp_path):
     from vision import synth
 
