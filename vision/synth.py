@@ -301,10 +301,10 @@ def render_scene(rng, bank: ArtBank, reveal: bool = False, spread: bool = False,
     a hand laid out), where many indices lie within a card's reach of indices of other cards; ``jokers``:
     the share of cards replaced by a procedural joker (``vision.jokers``) of the bank's split;
     ``font_decks``: the chance that the scene's cards are of one new procedural design (``vision.fontdeck``);
-    ``tight``: 8 to 16 distinct cards of one design in tight fans or rows (``tight_layout``, ``tight_steps``
-    apart); ``pictures``: a
-    generator and pictures (``vision.photos``) that lay one to three things on the table and, a quarter of
-    the time, a picture under everything as the table top, drawn from their own generator so that the cards
+    ``tight``: 8 to 16 distinct cards of one design in tight fans or rows (``tight_layout``), neighbours
+    ``tight_steps`` apart; ``pictures``: a generator and pictures (``vision.photos``) that lay one to three
+    things on the table and, a quarter of the time, a picture under everything as the table top, drawn from
+    their own generator so that the cards
     are those of the same scene without them; ``cam``: a generator that shows the scene through a cheap
     webcam (``webcam``), half the time on a pale table (``light_table``), drawn apart for the same reason."""
     w, h = [(640, 480), (640, 640), (480, 640), (640, 360), (640, 480)][int(rng.integers(0, 5))]
@@ -457,7 +457,8 @@ def _step_range(text: str) -> tuple[float, float]:
     try:
         lo, hi = (float(v) for v in text.split(":"))
     except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not LO:HI (two fractions of a card's height, e.g. 0.07:0.25)")
+        raise argparse.ArgumentTypeError(
+            f"'{text}' is not LO:HI (two fractions of a card's height, e.g. 0.07:0.25)") from None
     if not 0 < lo <= hi < 0.5:
         raise argparse.ArgumentTypeError(f"'{text}': a step must lie between 0 and half a card's height, LO <= HI")
     return lo, hi

@@ -105,8 +105,8 @@ def test_the_recipe_trains_the_detector_before_cutting_crops_with_it(tmp_path):
                      "pair", "clean-crops", "clean-font-crops", "clean-crops-val", "clean-scenes", "clean-scenes-val",
                      "clean-mine", "clean-mine-val", "cls-clean", "cls-clean-export", "cls-clean-ensemble",
                      "det-clean", "det-more", "det-more-export", "gate-scenes-font-reveal", "gate-scenes-font",
-                     "gate-scenes-general", "gate-scenes-photo", "gate-scenes-reveal", "gate-scenes-spread", "gate-scenes-webcam",
-                     "gate-scenes-webcam-spread", "gate"]
+                     "gate-scenes-general", "gate-scenes-photo", "gate-scenes-reveal", "gate-scenes-spread",
+                     "gate-scenes-webcam", "gate-scenes-webcam-spread", "gate"]
     by = {s.name: s.args for s in steps}
     strips = [str(tmp_path / f"runs/pair-strips-{k}.npz") for k in (1, 2, 3)]
     assert [by[f"pair-strips-{k}"][by[f"pair-strips-{k}"].index("--out") + 1] for k in (1, 2, 3)] == strips
