@@ -304,9 +304,9 @@ def render_scene(rng, bank: ArtBank, reveal: bool = False, spread: bool = False,
     ``tight``: 8 to 16 distinct cards of one design in tight fans or rows (``tight_layout``), neighbours
     ``tight_steps`` apart; ``pictures``: a generator and pictures (``vision.photos``) that lay one to three
     things on the table and, a quarter of the time, a picture under everything as the table top, drawn from
-    their own generator so that the cards
-    are those of the same scene without them; ``cam``: a generator that shows the scene through a cheap
-    webcam (``webcam``), half the time on a pale table (``light_table``), drawn apart for the same reason."""
+    their own generator so that the cards are those of the same scene without them; ``cam``: a generator that
+    shows the scene through a cheap webcam (``webcam``), half the time on a pale table (``light_table``), drawn
+    apart for the same reason."""
     w, h = [(640, 480), (640, 640), (480, 640), (640, 360), (640, 480)][int(rng.integers(0, 5))]
     img = background(rng, h, w)  # drawn even when replaced below: the scene's own stream goes on unchanged
     if cam is not None and cam.random() < 0.5:
