@@ -334,7 +334,7 @@ def main(argv=None) -> int:
         elif a.faces and rng.random() < a.faces:
             s = face_sample(rng, bank, decks, a.size)
         else:
-            s = sample(rng, bank, decks, a.size, a.jokers, a.font_decks, a.fans, synth.webcam_stream(a.webcam, a.seed, i, 9))
+            s = sample(rng, bank, decks, a.size, a.jokers, a.font_decks, a.fans, synth.side_stream(a.webcam, a.seed, i, 9))
         if s is None:
             continue
         crop, label = s

@@ -30,7 +30,7 @@ import cv2
 import numpy as np
 
 from vision import art, fontdeck, photos
-from vision.jokers import joker_card
+from vision.jokers import joker_card, print_patch, text_clutter
 
 CLASSES = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "JOKER")
 
@@ -128,12 +128,29 @@ def webcam(rng, img: np.ndarray) -> np.ndarray:
     return np.clip(out, 0, 255).astype(np.uint8)
 
 
-def webcam_stream(share: float, seed: int, i: int, stream: int):
-    """The generator that shows item ``i`` of a set through the webcam (``webcam``), or None for the
-    ``1 - share`` of items seen plainly: a stream apart from the item's own, so that the item is otherwise
-    what the same seed gives without it."""
+def side_stream(share: float, seed: int, i: int, stream: int):
+    """The generator that gives item ``i`` of a set something extra (the webcam look, ``webcam``; print on the
+    table, ``table_print``), or None for the ``1 - share`` of items without it: a stream apart from the item's
+    own, so that the item is otherwise what the same seed gives without it."""
     cam = np.random.default_rng([seed, i, stream])
     return cam if share and cam.random() < share else None
+
+
+def table_print(rng, img, split: str) -> None:
+    """One to three printed things on the table, under the cards: a piece of a page or a box (lines of type,
+    sometimes under a headline, at any angle) or a few loose words. Real tables carry letters, magazines and
+    game boxes, and their type is what the detector takes for a corner index (realdev's edje photos: an
+    envelope, a puzzle, a book); the scenes had shapes and photographed things, no print."""
+    h, w = img.shape[:2]
+    short = min(h, w)
+    for _ in range(int(rng.integers(1, 4))):
+        if rng.random() < 0.6:
+            size = int(short * rng.uniform(0.2, 0.5))
+            patch = print_patch(rng, size, float(rng.uniform(0.015, 0.05)) * short, split)
+            x, y = int(rng.integers(0, w - size + 1)), int(rng.integers(0, h - size + 1))
+            img[y:y + size, x:x + size] = patch
+        else:
+            text_clutter(rng, img, split, height=(0.02, 0.08))
 
 
 def clutter(rng, img):
@@ -295,7 +312,7 @@ def reveal_picks(rng, codes: list[str]) -> np.ndarray:
 
 def render_scene(rng, bank: ArtBank, reveal: bool = False, spread: bool = False, jokers: float = 0.0,
                  font_decks: float = 0.0, tight: bool = False, pictures=None, cam=None,
-                 tight_steps: tuple[float, float] = TIGHT_STEPS):
+                 tight_steps: tuple[float, float] = TIGHT_STEPS, printed=None):
     """One table scene and its index labels; ``reveal``: the cards of a Cheat reveal, from one design;
     ``spread``: 5 to 12 distinct cards of one design spread over the table (a pile shown after a call, or
     a hand laid out), where many indices lie within a card's reach of indices of other cards; ``jokers``:
@@ -306,7 +323,8 @@ def render_scene(rng, bank: ArtBank, reveal: bool = False, spread: bool = False,
     things on the table and, a quarter of the time, a picture under everything as the table top, drawn from
     their own generator so that the cards are those of the same scene without them; ``cam``: a generator that
     shows the scene through a cheap webcam (``webcam``), half the time on a pale table (``light_table``), drawn
-    apart for the same reason."""
+    apart for the same reason; ``printed``: a generator that lays print on the table (``table_print``), apart
+    too."""
     w, h = [(640, 480), (640, 640), (480, 640), (640, 360), (640, 480)][int(rng.integers(0, 5))]
     img = background(rng, h, w)  # drawn even when replaced below: the scene's own stream goes on unchanged
     if cam is not None and cam.random() < 0.5:
@@ -318,6 +336,8 @@ def render_scene(rng, bank: ArtBank, reveal: bool = False, spread: bool = False,
     clutter(rng, img)
     if pictures is not None:
         photos.things(prng, img, pics, int(prng.integers(1, 4)))
+    if printed is not None:
+        table_print(printed, img, bank.split)
     r = rng.random()
     n = int(rng.integers(1, 4)) if r < 0.35 else int(rng.integers(4, 9)) if r < 0.85 else int(rng.integers(9, 25))
     deck_i = int(rng.integers(0, len(bank.decks)))
@@ -518,6 +538,9 @@ def main(argv=None) -> int:
     p.add_argument("--stretch", type=float, default=1.0,
                    help="resize each scene to another aspect ratio, by up to this factor (1: never); the "
                         "scenes are otherwise those the same seed gives without it")
+    p.add_argument("--print", type=float, default=0.0,
+                   help="share of scenes with print on the table under the cards: pieces of pages and boxes, loose "
+                        "words (the cards are those the same seed gives without it); default none")
     p.add_argument("--webcam", type=float, default=0.0,
                    help="share of scenes seen through a cheap webcam, half of them on a pale table (the cards "
                         "are those the same seed gives without it); default none")
@@ -535,9 +558,9 @@ def main(argv=None) -> int:
         rng = np.random.default_rng([a.seed, i, 0 if a.split == "train" else 1])
         prng = np.random.default_rng([a.seed, i, 3])
         with_photos = (prng, pics) if a.photos and prng.random() < a.photos else None
-        cam = webcam_stream(a.webcam, a.seed, i, 4)
+        cam = side_stream(a.webcam, a.seed, i, 4)
         img, labels = render_scene(rng, bank, a.reveal, a.spread, a.jokers, a.font_decks, a.tight, with_photos, cam,
-                                   a.tight_steps)
+                                   a.tight_steps, side_stream(a.print, a.seed, i, 5))
         stem = f"{i:06d}"
         q = int(rng.integers(35, 96))
         if a.stretch > 1:

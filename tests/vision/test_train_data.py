@@ -408,6 +408,34 @@ def test_webcam_scenes_keep_the_cards_of_the_same_scenes_without_it(tmp_path):
         assert a.shape == b.shape and np.abs(a - b).mean() > 5
 
 
+def test_print_on_the_table_lies_under_the_cards_of_the_same_scenes_without_it(tmp_path):
+    """``vision.synth --print``: pages, boxes and loose words on the table, drawn from a stream of their own and
+    before the cards: the labels are those of the same seed without print, the pictures differ, and on a plain
+    grey table ``table_print`` leaves dark type on light paper."""
+    import cv2
+    import numpy as np
+
+    from .conftest import tiny_art_cache
+    from vision import synth
+
+    art = tiny_art_cache(tmp_path / "art")
+    common = ["--count", "3", "--seed", "4", "--art-cache", str(art), "--cache-only"]
+    assert synth.main(["--out", str(tmp_path / "plain"), *common]) == 0
+    assert synth.main(["--out", str(tmp_path / "print"), *common, "--print", "1.0"]) == 0
+    for k in range(3):
+        name = f"00000{k}"
+        assert ((tmp_path / "plain" / "meta" / "train" / f"{name}.json").read_text()
+                == (tmp_path / "print" / "meta" / "train" / f"{name}.json").read_text())
+        a = cv2.imread(str(tmp_path / "plain" / "images" / "train" / f"{name}.jpg")).astype(int)
+        b = cv2.imread(str(tmp_path / "print" / "images" / "train" / f"{name}.jpg")).astype(int)
+        assert a.shape == b.shape and np.abs(a - b).mean() > 1
+    for seed in range(5):
+        table = np.full((240, 320, 3), 128, np.uint8)
+        synth.table_print(np.random.default_rng(seed), table, "train")
+        grey = table.mean(-1)
+        assert (grey < 90).sum() > 30 and ((grey > 140).sum() > 300 or (grey < 90).sum() > 100)
+
+
 def test_webcam_crops_keep_the_classes_of_the_same_crops_without_it(tmp_path):
     """``vision.crops --webcam``: the classifier's crops seen through the same webcam look, from a stream of
     their own, so every crop keeps its class and only its pixels change (washed out: less contrast)."""
