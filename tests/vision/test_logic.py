@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from assistant.cards import Rank
-from vision.reader import (ECHO_REACH, ECHO_SURE, ECHO_WEAK, PAIR_DOUBT, PAIR_MIN_SAME, PAIR_SURE, RANK_CONFIDENCE,
-                           CardReader, Detections, ImageError, Stabiliser, _echoes, load_image)
+from vision.reader import (ECHO_REACH, ECHO_SURE, ECHO_WEAK, LONE_FLOOR, PAIR_DOUBT, PAIR_MIN_SAME, PAIR_SURE,
+                           RANK_CONFIDENCE, CardReader, Detections, ImageError, Stabiliser, _echoes, load_image)
 
 
 def test_missing_file_says_so(tmp_path):
@@ -72,6 +72,7 @@ def merger():
     r.gate = None
     r.rank_confidence = RANK_CONFIDENCE
     r.pair_min_same = PAIR_MIN_SAME
+    r.lone_floor = LONE_FLOOR
     r.pair, r.pair_doubt, r.pair_sure = None, PAIR_DOUBT, PAIR_SURE
     return r
 
@@ -107,6 +108,27 @@ def test_fan_of_corners_counts_each_card(merger):
     assert sorted(r.value for r in cards.rank) == ["9", "9", "A", "Q"]
 
 
+def test_a_lone_weak_index_beside_other_cards_is_dropped(merger):
+    """A box read weakly on its own (print on the table, a toy) beside a card read surely is no card: the reading
+    is the sure card alone, not a reason to doubt it."""
+    det = _indices([(100, 100, 120, 130, "K", "S"), (200, 210, 220, 240, "K", "S"), (400, 300, 410, 315, "3", None)])
+    det.confidence = np.array([0.9, 0.9, LONE_FLOOR / 2], np.float32)
+    cards = merger.merge(det)
+    assert cards.count == 1 and cards.rank == [Rank.KING] and len(cards.indices) == 2
+
+
+@pytest.mark.parametrize("rows, scores, why", [
+    ([(400, 300, 410, 315, "3", None)], [0.05], "the only card: the reader answers nothing or abstains, never drops it"),
+    ([(100, 100, 120, 130, "Q", None), (200, 210, 220, 240, "Q", None), (400, 300, 420, 330, "7", None)],
+     [0.05, 0.05, 0.9], "a weak index that pairs is a card's two corners"),
+    ([(100, 100, 120, 130, "Q", None), (400, 300, 420, 330, "7", None)], [LONE_FLOOR * 1.5, 0.9], "above the floor"),
+])
+def test_weak_indices_that_are_kept(merger, rows, scores, why):
+    det = _indices(rows)
+    det.confidence = np.array(scores, np.float32)
+    assert len(merger.merge(det).indices) == len(rows), why
+
+
 def test_pairings_that_change_the_count_abstain(merger):
     # a chain of four 7s, each in reach of the next only: two cards (1-2, 3-4) or three (2-3 and two alone)
     det = _indices([(100 + 120 * i, 100 + 110 * (i % 2), 120 + 120 * i, 130 + 110 * (i % 2), "7", None) for i in range(4)])
@@ -127,7 +149,7 @@ def _with_pair_model(probs: dict, sure: float | None = PAIR_SURE) -> CardReader:
     probability ``probs`` gives it. No gate: the doubts alone decide when to abstain."""
     r = CardReader.__new__(CardReader)
     r.gate = None
-    r.rank_confidence, r.pair_min_same = RANK_CONFIDENCE, PAIR_MIN_SAME
+    r.rank_confidence, r.pair_min_same, r.lone_floor = RANK_CONFIDENCE, PAIR_MIN_SAME, LONE_FLOOR
     r.pair_doubt, r.pair_sure = PAIR_DOUBT, sure
     r.pair = object()
     r._one_card = lambda img, det, asked: {e: probs[e] for e in asked} if img is not None else {}
