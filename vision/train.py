@@ -214,8 +214,9 @@ PAIR_STRIPS = ((1, ("general", "spread")), (2, ("reveal", "tight")), (3, ("mixed
 #: fourth schedule's place in the mean.
 CLEAN_MEMBERS = ("cls-effnet2", "cls-font", "cls-clean")
 #: The gate's scenes (name, count, seed, more vision.synth options): the val split (held-out designs), seeds
-#: no other step uses (models/HISTORY.md, twenty-first session); the two seen through a cheap webcam since the
-#: twenty-sixth, when the reader's members had learned that look.
+#: no other step uses (models/HISTORY.md, twenty-first session); since the twenty-sixth also two seen through a
+#: cheap webcam, whose look the reader's members had learned, and two with print on the table, where the reader
+#: now drops lone weak indices.
 GATE_SCENES = (
     ("font-reveal", 200, 406, ("--reveal", "--font-decks", "1.0")),
     ("font", 300, 404, ("--font-decks", "1.0")),
@@ -225,6 +226,8 @@ GATE_SCENES = (
     ("spread", 400, 403, ("--spread",)),
     ("webcam", 400, 407, ("--webcam", "1.0", "--stretch", "1.8")),
     ("webcam-spread", 300, 408, ("--spread", "--webcam", "1.0", "--stretch", "1.8")),
+    ("print", 500, 409, ("--print", "1.0")),
+    ("print-spread", 300, 410, ("--spread", "--print", "1.0")),
 )
 
 

@@ -106,7 +106,8 @@ def test_the_recipe_trains_the_detector_before_cutting_crops_with_it(tmp_path):
                      "clean-mine", "clean-mine-val", "cls-clean", "cls-clean-export", "cls-clean-ensemble",
                      "det-clean", "det-more", "det-more-export", "gate-scenes-font-reveal", "gate-scenes-font",
                      "gate-scenes-general", "gate-scenes-photo", "gate-scenes-reveal", "gate-scenes-spread",
-                     "gate-scenes-webcam", "gate-scenes-webcam-spread", "gate"]
+                     "gate-scenes-webcam", "gate-scenes-webcam-spread", "gate-scenes-print", "gate-scenes-print-spread",
+                     "gate"]
     by = {s.name: s.args for s in steps}
     strips = [str(tmp_path / f"runs/pair-strips-{k}.npz") for k in (1, 2, 3)]
     assert [by[f"pair-strips-{k}"][by[f"pair-strips-{k}"].index("--out") + 1] for k in (1, 2, 3)] == strips
@@ -166,8 +167,8 @@ def test_running_the_recipe_again_resumes_after_the_last_finished_step(tmp_path,
     second = _Runner()
     assert run_recipe(steps, marks, run=second) == [s.name for s in steps[6:]]
     # the general scenes were made before: the only scenes made now are the font-deck ones, the pair
-    # model's six sets, the corrected-label classifier's two and the gate's eight, later on
-    assert second.ran[0] == "vision.crops" and second.ran.count("vision.synth") == 1 + 6 + 2 + 8
+    # model's six sets, the corrected-label classifier's two and the gate's ten, later on
+    assert second.ran[0] == "vision.crops" and second.ran.count("vision.synth") == 1 + 6 + 2 + 10
     assert run_recipe(steps, marks, run=_Runner(fail="vision.crops")) == []  # all done: nothing runs
     assert "done before, skipped" in capsys.readouterr().err
 
