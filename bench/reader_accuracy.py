@@ -49,8 +49,8 @@ def where_lost(det, truth: list[str]) -> Counter:
     (``joined_other``), or no card of it left (``dropped``). Why: a rank never found calls for a better detector or
     classifier, one lost in the joining for a better pairing; the totals say which step to work on."""
     t = Counter(truth)
-    idx = det.indices
-    at_index = Counter(r.value for r in idx.rank if r is not None) if idx is not None else Counter()
+    idx = det.indices  # a card-level reading always keeps the indices it was merged from
+    at_index = Counter(r.value for r in idx.rank if r is not None)
     found, kept = t & at_index, t & Counter(r.value for r in det.rank)
     out = Counter(labelled=sum(t.values()), found=sum(found.values()), kept=sum(kept.values()))
     for rank, n in (found - kept).items():

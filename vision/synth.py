@@ -132,8 +132,8 @@ def side_stream(share: float, seed: int, i: int, stream: int):
     """The generator that gives item ``i`` of a set something extra (the webcam look, ``webcam``; print on the
     table, ``table_print``), or None for the ``1 - share`` of items without it: a stream apart from the item's
     own, so that the item is otherwise what the same seed gives without it."""
-    cam = np.random.default_rng([seed, i, stream])
-    return cam if share and cam.random() < share else None
+    extra = np.random.default_rng([seed, i, stream])
+    return extra if share and extra.random() < share else None
 
 
 def table_print(rng, img, split: str) -> None:
