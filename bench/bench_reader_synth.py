@@ -49,16 +49,23 @@ def main(argv=None) -> int:
     ap.add_argument("--gate-model", default=str(GATE_MODEL),
                     help="another gate (vision.gate), or \"none\" for the doubts alone, where --rank-confidences and "
                          "--pair-bars decide (with a gate they only change the reasons given)")
+    ap.add_argument("--outcomes", type=Path, help="append each scene's outcome (right, abstained, confidently wrong) "
+                    "as JSON lines, for bench/compare_readers.py; one setting of each option only")
     ap.add_argument("--wider-look", action="store_true",
                     help="read the scenes as photos: the wider look where the first keeps no index (one threshold)")
     a = ap.parse_args(argv)
     if a.wider_look and "," in a.thresholds:
         ap.error("--wider-look reads at one detection threshold: give one to --thresholds")
+    swept = [name for name in ("thresholds", "inside", "vetoes", "rank_confidences", "pair_min_same", "pair_bars")
+             if "," in getattr(a, name)]
+    if a.outcomes and swept:
+        ap.error(f"--outcomes records one reading of each scene: give one value to --{swept[0].replace('_', '-')}")
     metas = sorted((a.data / "meta" / a.split).glob("*.json"))[: a.limit]
     reader = CardReader(a.det_model, a.cls_model, det_threshold=float(a.thresholds) if a.wider_look else 0.05,
                         pair_model=None if a.pair_model == "none" else Path(a.pair_model),
                         gate_model=None if a.gate_model == "none" else Path(a.gate_model))
-    images = [(json.loads(m.read_text()), load_image(a.data / "images" / a.split / f"{m.stem}.jpg")) for m in metas]
+    images = [(dict(json.loads(m.read_text()), stem=m.stem), load_image(a.data / "images" / a.split / f"{m.stem}.jpg"))
+              for m in metas]
     for inside in [float(v) for v in a.inside.split(",")]:
         reader.inside = inside
         found = [] if a.wider_look else [(meta, img, reader.detect(img)) for meta, img in images]
@@ -89,6 +96,7 @@ def table(a, reader: CardReader, cache: list) -> None:
         tp = fp = fn = 0
         ok = nm = 0
         ctp = cfp = cfn = exact = abst = wrong_answered = 0
+        outcomes = []
         for meta, img, det in cache:
             keep = det.confidence >= thr
             sub = det.select(keep)
@@ -120,12 +128,17 @@ def table(a, reader: CardReader, cache: list) -> None:
             exact += int(pred == truth)
             abst += int(cards.abstain)
             wrong_answered += int(pred != truth and not cards.abstain)
+            outcomes.append({"set": a.data.name, "scene": meta["stem"], "exact": pred == truth,
+                             "abstain": cards.abstain, "wrong": pred != truth and not cards.abstain})
         P = tp / max(tp + fp, 1)
         R = tp / max(tp + fn, 1)
         cP = ctp / max(ctp + cfp, 1)
         cR = ctp / max(ctp + cfn, 1)
         cF = 2 * cP * cR / max(cP + cR, 1e-9)
         n = len(cache)
+        if a.outcomes:
+            with a.outcomes.open("a") as f:
+                f.writelines(json.dumps(o) + "\n" for o in outcomes)
         print(f"{thr:>5.2f}{P:>7.3f}{R:>7.3f}{ok / max(nm, 1):>9.3f}{cP:>7.3f}{cR:>7.3f}{cF:>8.3f}{exact / n:>7.3f}{abst / n:>9.3f}{wrong_answered / n:>11.3f}")
 
 
