@@ -2,7 +2,7 @@
 threshold and the classifier's veto are chosen, never on realdev.
 
     python bench/bench_reader_synth.py --data /work/cards-data/det1 [--thresholds 0.1,0.2,0.3] [--vetoes 0.5,0.8]
-        [--det-model ONNX] [--cls-model ONNX] [--gate-model ONNX|none] [--wider-look]
+        [--det-model ONNX] [--cls-model ONNX] [--gate-model ONNX|none] [--wider-look] [--outcomes FILE.jsonl]
 
 The scenes are read as video frames (no wider look), so that one detection pass serves every threshold;
 ``--wider-look`` reads them as photos (``CardReader.indices``), at one threshold.
@@ -10,7 +10,8 @@ The scenes are read as video frames (no wider look), so that one detection pass 
 For each threshold: corner-index precision / recall (IoU >= 0.3 with a labelled index box), the
 classifier's rank accuracy on matched indices, and card-level F1 by rank multiset per image (the
 labelled cards are those with at least one visible index), exact-scene rate, abstain rate, and the rate
-of confident wrong readings (wrong and not abstaining: what a referee must avoid).
+of confident wrong readings (wrong and not abstaining: what a referee must avoid). ``--outcomes`` keeps each
+scene's outcome, so that ``bench/compare_readers.py`` can tell whether two readers' difference is more than chance.
 """
 
 from __future__ import annotations
