@@ -126,11 +126,12 @@ def table(a, reader: CardReader, cache: list) -> None:
             ctp += t
             cfp += sum(pred.values()) - t
             cfn += sum(truth.values()) - t
-            exact += int(pred == truth)
-            abst += int(cards.abstain)
-            wrong_answered += int(pred != truth and not cards.abstain)
-            outcomes.append({"set": a.data.name, "scene": meta["stem"], "exact": pred == truth,
-                             "abstain": cards.abstain, "wrong": pred != truth and not cards.abstain})
+            outcome = {"set": a.data.name, "scene": meta["stem"], "exact": pred == truth, "abstain": cards.abstain,
+                       "wrong": pred != truth and not cards.abstain}
+            exact += int(outcome["exact"])
+            abst += int(outcome["abstain"])
+            wrong_answered += int(outcome["wrong"])
+            outcomes.append(outcome)
         P = tp / max(tp + fp, 1)
         R = tp / max(tp + fn, 1)
         cP = ctp / max(ctp + cfp, 1)
