@@ -50,6 +50,9 @@ def main(argv=None) -> int:
     ap.add_argument("--gate-model", default=str(GATE_MODEL),
                     help="another gate (vision.gate), or \"none\" for the doubts alone, where --rank-confidences and "
                          "--pair-bars decide (with a gate they only change the reasons given)")
+    ap.add_argument("--pair-min-suit", default="",
+                    help="the same-suit probability two indices need to pair, or \"none\" for the hard suit rule "
+                         "(default: the reader's)")
     ap.add_argument("--outcomes", type=Path, help="append each scene's outcome (right, abstained, confidently wrong) "
                     "as JSON lines, for bench/compare_readers.py; one setting of each option only")
     ap.add_argument("--wider-look", action="store_true",
@@ -65,6 +68,8 @@ def main(argv=None) -> int:
     reader = CardReader(a.det_model, a.cls_model, det_threshold=float(a.thresholds) if a.wider_look else 0.05,
                         pair_model=None if a.pair_model == "none" else Path(a.pair_model),
                         gate_model=None if a.gate_model == "none" else Path(a.gate_model))
+    if a.pair_min_suit:
+        reader.pair_min_suit = None if a.pair_min_suit == "none" else float(a.pair_min_suit)
     images = [(dict(json.loads(m.read_text()), stem=m.stem), load_image(a.data / "images" / a.split / f"{m.stem}.jpg"))
               for m in metas]
     for inside in [float(v) for v in a.inside.split(",")]:

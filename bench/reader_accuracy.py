@@ -109,6 +109,9 @@ def main(argv=None) -> int:
                     help="another gate (vision.gate), or \"none\": the doubts alone decide when to abstain")
     ap.add_argument("--rank-confidence", type=float, default=RANK_CONFIDENCE,
                     help=f"the rank probability under which a card is unsure (default: the reader's, {RANK_CONFIDENCE})")
+    ap.add_argument("--pair-min-suit", default="",
+                    help="the same-suit probability two indices need to pair, or \"none\" for the hard suit rule "
+                         "(default: the reader's)")
     a = ap.parse_args(argv)
     labels_path = a.realdev / "labels.jsonl"
     if not labels_path.exists():
@@ -129,6 +132,8 @@ def main(argv=None) -> int:
                         gate_model=None if a.gate_model == "none" else Path(a.gate_model))
     if a.pair_bars:
         reader.pair_doubt, reader.pair_sure = (float(v) for v in a.pair_bars.split(":"))
+    if a.pair_min_suit:
+        reader.pair_min_suit = None if a.pair_min_suit == "none" else float(a.pair_min_suit)
     stats = defaultdict(lambda: Counter())
     lost = defaultdict(lambda: Counter())
     conf: Counter = Counter()

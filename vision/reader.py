@@ -36,7 +36,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from assistant.cards import Rank
+from assistant.cards import SUITS, Rank
 from vision import box_decoding, gate, int8, pairs
 from vision.canvas import on_canvas, placement
 
@@ -59,6 +59,13 @@ RANK_CONFIDENCE = 0.65
 DET_THRESHOLD = 0.10
 #: Suit reported only above this probability.
 SUIT_CONFIDENCE = 0.6
+#: Two indices pair only when the probability that they show the same suit is at least this (their suit
+#: probabilities, each index's card classes summed over ranks; an index read as a joker vetoes nothing).
+#: None: the hard rule, two indices whose reported suits (``SUIT_CONFIDENCE``) differ never pair. Why a soft
+#: rule: a webcam blurs a club into a spade, and the hard rule splits that card's two corners into two cards.
+#: Measured and not used: 0.3 (and 0.1), each with its gate, cost 15 (10) less on 4,300 fresh synthetic
+#: scenes, within chance (90% interval -35 to +4; models/HISTORY.md, twenty-eighth session).
+PAIR_MIN_SUIT: float | None = None
 #: Two indices within a card's reach of each other (``pairs.within_reach``, ``pairs.PAIR_RANGE``) pair when
 #: the probability that they show the same rank is at least this (None: only when their best ranks agree).
 #: Chosen on the synthetic held-out-deck scenes.
@@ -218,6 +225,8 @@ class Detections:
     #: gate to the evidence of readings made without one.
     evidence: np.ndarray | None = None
     p_right: float | None = None
+    #: (N, 4) each index's suit probabilities, in ``SUITS`` order (None before the classifier reads it).
+    suit_probs: np.ndarray | None = None
 
     @classmethod
     def empty(cls, level: str = "index", image_size=(0, 0)) -> "Detections":
@@ -231,7 +240,8 @@ class Detections:
         """The index-level rows where ``keep`` (a boolean mask) is true."""
         kept = np.flatnonzero(keep)
         return replace(self, xyxy=self.xyxy[kept], confidence=self.confidence[kept], rank=[self.rank[i] for i in kept],
-                       suit=[self.suit[i] for i in kept], rank_probs=self.rank_probs[kept], card=self.card[kept])
+                       suit=[self.suit[i] for i in kept], rank_probs=self.rank_probs[kept], card=self.card[kept],
+                       suit_probs=None if self.suit_probs is None else self.suit_probs[kept])
 
     @property
     def count(self) -> int:
@@ -435,6 +445,7 @@ class CardReader:
         self.veto = veto
         self.inside = INSIDE
         self.pair_min_same = PAIR_MIN_SAME
+        self.pair_min_suit = PAIR_MIN_SUIT
         self.lone_floor = LONE_FLOOR
         self.second_look = SECOND_LOOK
         self.wider_look = WIDER_LOOK
@@ -447,6 +458,7 @@ class CardReader:
         self._card_classes = np.array([i for i, n in enumerate(names) if n != NOT_AN_INDEX])
         self._rank_of_class = np.array([ranks.index(Rank.JOKER if n.startswith("JOKER") else Rank(n[:-1])) for n in cards])
         self._suit_of_class = [None if n.startswith("JOKER") else n[-1] for n in cards]
+        self._suit_columns = [np.array([c for c, s in enumerate(self._suit_of_class) if s == x], np.int64) for x in SUITS]
 
     @staticmethod
     def _gate_session(path: Path):
@@ -513,7 +525,9 @@ class CardReader:
             best = max(by_suit, key=by_suit.get) if by_suit else None
             suit.append(best if best and total > 0 and by_suit[best] / max(total, 1e-9) >= SUIT_CONFIDENCE else None)
         # confidence stays the detector's score at index level; merge() combines it with the rank probability
-        det = replace(det, rank=rank, suit=suit, rank_probs=rank_probs)
+        suit_probs = np.stack([probs[:, cols].sum(1) for cols in self._suit_columns], 1)
+        suit_probs = (suit_probs / suit_probs.sum(1, keepdims=True).clip(1e-9)).astype(np.float32)
+        det = replace(det, rank=rank, suit=suit, rank_probs=rank_probs, suit_probs=suit_probs)
         return det.select(~_echoes(det, self.echo_reach, self.echo_weak, self.echo_sure))
 
     def _class_probs(self, x: np.ndarray) -> np.ndarray:
@@ -553,7 +567,7 @@ class CardReader:
         for i, j, d in pairs.within_reach(det.xyxy):
             if (det.rank[i] != det.rank[j]) if self.pair_min_same is None else same[i, j] < self.pair_min_same:
                 continue
-            if det.suit[i] and det.suit[j] and det.suit[i] != det.suit[j]:
+            if self._other_suits(det, i, j):
                 continue
             cands.append((-float(same[i, j]), abs(np.log(d / 6.0)), i, j))
         one_card = self._one_card(img, det, [(i, j) for _, _, i, j in cands]) if self.pair_sure is not None else {}
@@ -580,6 +594,14 @@ class CardReader:
         pairing = gate.Pairing(card, k, _pairings_disagree(det.rank_probs, open_pairs),
                                {e: one_card[e] for e in made if e in one_card}, max(unmade, default=0.0))
         return pairing, doubted
+
+    def _other_suits(self, det: Detections, i: int, j: int) -> bool:
+        """Whether indices ``i`` and ``j`` show different suits, and so cannot be one card's two corners."""
+        if self.pair_min_suit is None or det.suit_probs is None:
+            return bool(det.suit[i] and det.suit[j] and det.suit[i] != det.suit[j])
+        if Rank.JOKER in (det.rank[i], det.rank[j]):
+            return False
+        return float(det.suit_probs[i] @ det.suit_probs[j]) < self.pair_min_suit
 
     def _lone_weak(self, det: Detections, card: np.ndarray, cards: int) -> np.ndarray:
         """The indices that make a card alone and are read with a confidence under ``lone_floor``."""

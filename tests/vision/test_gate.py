@@ -7,7 +7,7 @@ import pytest
 
 from assistant.cards import Rank
 from vision import gate
-from vision.reader import GATE_MODEL, LONE_FLOOR, PAIR_MIN_SAME, RANK_CONFIDENCE, CardReader, Detections, session
+from vision.reader import GATE_MODEL, LONE_FLOOR, PAIR_MIN_SAME, PAIR_MIN_SUIT, RANK_CONFIDENCE, CardReader, Detections, session
 
 
 def _indices(rows) -> Detections:
@@ -32,6 +32,7 @@ def _constant_gate(p_right: float):
 def _merger(gate_session) -> CardReader:
     r = CardReader.__new__(CardReader)
     r.rank_confidence, r.pair_min_same, r.lone_floor = RANK_CONFIDENCE, PAIR_MIN_SAME, LONE_FLOOR
+    r.pair_min_suit = PAIR_MIN_SUIT
     r.pair, r.pair_doubt, r.pair_sure = None, 0.02, None
     r.gate = gate_session
     return r

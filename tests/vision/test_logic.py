@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import copy
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from assistant.cards import Rank
-from vision.reader import (ECHO_REACH, ECHO_SURE, ECHO_WEAK, LONE_FLOOR, PAIR_DOUBT, PAIR_MIN_SAME, PAIR_SURE,
-                           RANK_CONFIDENCE, CardReader, Detections, ImageError, Stabiliser, _echoes, load_image)
+from vision.reader import (ECHO_REACH, ECHO_SURE, ECHO_WEAK, LONE_FLOOR, PAIR_DOUBT, PAIR_MIN_SAME, PAIR_MIN_SUIT,
+                           PAIR_SURE, RANK_CONFIDENCE, CardReader, Detections, ImageError, Stabiliser, _echoes,
+                           load_image)
 
 
 def test_missing_file_says_so(tmp_path):
@@ -71,7 +75,7 @@ def merger():
     r = CardReader.__new__(CardReader)
     r.gate = None
     r.rank_confidence = RANK_CONFIDENCE
-    r.pair_min_same = PAIR_MIN_SAME
+    r.pair_min_same, r.pair_min_suit = PAIR_MIN_SAME, PAIR_MIN_SUIT
     r.lone_floor = LONE_FLOOR
     r.pair, r.pair_doubt, r.pair_sure = None, PAIR_DOUBT, PAIR_SURE
     return r
@@ -97,6 +101,36 @@ def test_a_foreshortened_card_still_pairs_its_indices(merger):
 def test_same_rank_other_suit_are_two_cards(merger):
     det = _indices([(100, 100, 120, 130, "K", "S"), (200, 210, 220, 240, "K", "H")])
     assert merger.merge(det).count == 2
+
+
+def _suits_read(det: Detections, suit_probs) -> Detections:
+    """``det`` with the classifier's suit probabilities (S, H, D, C) for each index."""
+    return replace(det, suit_probs=np.array(suit_probs, np.float32))
+
+
+def test_the_soft_suit_rule_pairs_corners_whose_suits_the_camera_blurred(merger):
+    """A webcam blurs a club into a spade: one corner reads spades at 0.8, the other clubs at 0.6. The hard rule
+    (both suits reported, and different) splits the card in two; the soft rule asks how likely the two show one
+    suit (0.8 x 0.4 + 0.2 x 0.6 = 0.44) and pairs them at a bar of 0.3."""
+    det = _suits_read(_indices([(100, 100, 120, 130, "4", "S"), (200, 210, 220, 240, "4", "C")]),
+                      [(0.8, 0.0, 0.0, 0.2), (0.4, 0.0, 0.0, 0.6)])
+    assert merger.merge(det).count == 2
+    soft = replace_attrs(merger, pair_min_suit=0.3)
+    assert soft.merge(det).count == 1
+
+
+def test_the_soft_suit_rule_keeps_two_sure_suits_apart(merger):
+    det = _suits_read(_indices([(100, 100, 120, 130, "K", "S"), (200, 210, 220, 240, "K", "H")]),
+                      [(0.97, 0.01, 0.01, 0.01), (0.01, 0.97, 0.01, 0.01)])
+    assert replace_attrs(merger, pair_min_suit=0.3).merge(det).count == 2
+
+
+def replace_attrs(reader: CardReader, **settings) -> CardReader:
+    """A copy of ``reader`` with some settings changed (the fixture is shared by the module's tests)."""
+    other = copy.copy(reader)
+    for name, value in settings.items():
+        setattr(other, name, value)
+    return other
 
 
 def test_fan_of_corners_counts_each_card(merger):
@@ -150,6 +184,7 @@ def _with_pair_model(probs: dict, sure: float | None = PAIR_SURE) -> CardReader:
     r = CardReader.__new__(CardReader)
     r.gate = None
     r.rank_confidence, r.pair_min_same, r.lone_floor = RANK_CONFIDENCE, PAIR_MIN_SAME, LONE_FLOOR
+    r.pair_min_suit = PAIR_MIN_SUIT
     r.pair_doubt, r.pair_sure = PAIR_DOUBT, sure
     r.pair = object()
     r._one_card = lambda img, det, asked: {e: probs[e] for e in asked} if img is not None else {}
