@@ -36,7 +36,13 @@ FEATURES = (
     "lowest_one_card",      # the pair model's lowest "one card" probability over the pairs made (1: none)
     "strongest_unmade",     # the highest same-rank probability among the possible pairs not made (0: none)
     "smallest_index",       # the smallest index box side over the picture's shorter side
+    "highest_none",         # the highest NONE probability among the indices kept (0: no classifier NONE class)
+    "suit_splits",          # two lone indices of one rank within reach that only the suit rule kept apart
+                            # (one card's two corners counted as two cards?)
+    "edge_lone",            # cards of one index at the picture's edge (a card cut by the frame, or no card)
 )
+#: An index box within this share of the picture's shorter side from an edge is "at the edge" (``edge_lone``).
+EDGE = 0.01
 #: A detector score under this makes an index "weak" (the ``weak_indices`` feature).
 WEAK = 0.3
 #: The reader answers when the gate's probability that its reading is right is at least this. Fixed, not
@@ -54,6 +60,7 @@ class Pairing:
     disagree: bool                # another pairing would give another count or other ranks
     one_card: dict                # the pair model's "one card" probability of each pair made, by (i, j)
     strongest_unmade: float       # the highest same-rank probability among possible pairs not made
+    suit_splits: int = 0          # pairs of lone indices that rank and distance allow and the suit rule forbids
 
     @property
     def pairs_made(self) -> int:
@@ -61,10 +68,11 @@ class Pairing:
 
 
 def scene_features(xyxy: np.ndarray, detection: np.ndarray, card_probs: np.ndarray, pairing: Pairing,
-                   picture: tuple[int, int]) -> np.ndarray:
+                   picture: tuple[int, int], none_prob: np.ndarray | None = None) -> np.ndarray:
     """The gate's input for one scene: ``xyxy`` and ``detection`` the kept indices' boxes and detector scores,
     ``card_probs`` (cards, ranks) each card's joint rank probabilities, ``pairing`` the merge, ``picture``
-    (width, height). At least one index."""
+    (width, height), ``none_prob`` each index's NONE probability (None: the classifier has no such class).
+    At least one index."""
     n = len(xyxy)
     if n == 0:
         raise ValueError("scene_features needs at least one index (a picture with none abstains without the gate)")
@@ -83,7 +91,20 @@ def scene_features(xyxy: np.ndarray, detection: np.ndarray, card_probs: np.ndarr
         min(pairing.one_card.values()) if pairing.one_card else 1.0,
         pairing.strongest_unmade,
         float(sides.min()) / max(min(picture), 1),  # a picture of unknown size (0, 0): the side in pixels
+        float(none_prob.max()) if none_prob is not None else 0.0,
+        float(pairing.suit_splits),
+        float(_at_edge(xyxy, picture)[np.bincount(pairing.card)[pairing.card] == 1].sum()),
     ], np.float32)
+
+
+def _at_edge(xyxy: np.ndarray, picture: tuple[int, int]) -> np.ndarray:
+    """Which boxes lie within ``EDGE`` of the picture's shorter side from one of its edges (none when the
+    picture's size is unknown)."""
+    w, h = picture
+    if not (w and h):
+        return np.zeros(len(xyxy), bool)
+    m = EDGE * min(w, h)
+    return (xyxy[:, 0] <= m) | (xyxy[:, 1] <= m) | (xyxy[:, 2] >= w - m) | (xyxy[:, 3] >= h - m)
 
 
 @dataclass(frozen=True)

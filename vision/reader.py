@@ -227,6 +227,9 @@ class Detections:
     p_right: float | None = None
     #: (N, 4) each index's suit probabilities, in ``SUITS`` order (None before the classifier reads it).
     suit_probs: np.ndarray | None = None
+    #: (N,) each index's NONE probability, the classifier's doubt that the box is an index at all (None before
+    #: the classifier reads it, or when it has no NONE class).
+    none_prob: np.ndarray | None = None
 
     @classmethod
     def empty(cls, level: str = "index", image_size=(0, 0)) -> "Detections":
@@ -241,7 +244,8 @@ class Detections:
         kept = np.flatnonzero(keep)
         return replace(self, xyxy=self.xyxy[kept], confidence=self.confidence[kept], rank=[self.rank[i] for i in kept],
                        suit=[self.suit[i] for i in kept], rank_probs=self.rank_probs[kept], card=self.card[kept],
-                       suit_probs=None if self.suit_probs is None else self.suit_probs[kept])
+                       suit_probs=None if self.suit_probs is None else self.suit_probs[kept],
+                       none_prob=None if self.none_prob is None else self.none_prob[kept])
 
     @property
     def count(self) -> int:
@@ -502,6 +506,7 @@ class CardReader:
             return det
         crops = np.stack([square_crop(img, b, size=self.cls_size) for b in det.xyxy])
         probs = self._class_probs(crops_tensor(crops))
+        none_prob = None
         if self._none_class is not None:
             # the classifier vetoes boxes that are no corner index (pips, court-card art, the table)
             real = probs[:, self._none_class] < self.veto
@@ -509,6 +514,7 @@ class CardReader:
             if not len(det):
                 return det
             probs = probs[real]
+            none_prob = probs[:, self._none_class].astype(np.float32)
         probs = probs[:, self._card_classes]
         probs = probs / probs.sum(1, keepdims=True).clip(1e-9)
         rank_probs = np.zeros((len(det), len(Rank)), np.float32)
@@ -527,7 +533,7 @@ class CardReader:
         # confidence stays the detector's score at index level; merge() combines it with the rank probability
         suit_probs = np.stack([probs[:, cols].sum(1) for cols in self._suit_columns], 1)
         suit_probs = (suit_probs / suit_probs.sum(1, keepdims=True).clip(1e-9)).astype(np.float32)
-        det = replace(det, rank=rank, suit=suit, rank_probs=rank_probs, suit_probs=suit_probs)
+        det = replace(det, rank=rank, suit=suit, rank_probs=rank_probs, suit_probs=suit_probs, none_prob=none_prob)
         return det.select(~_echoes(det, self.echo_reach, self.echo_weak, self.echo_sure))
 
     def _class_probs(self, x: np.ndarray) -> np.ndarray:
@@ -564,10 +570,12 @@ class CardReader:
         n = len(det)
         same = det.rank_probs @ det.rank_probs.T  # probability that two indices show the same rank
         cands = []
+        split_by_suit = []
         for i, j, d in pairs.within_reach(det.xyxy):
             if (det.rank[i] != det.rank[j]) if self.pair_min_same is None else same[i, j] < self.pair_min_same:
                 continue
             if self._other_suits(det, i, j):
+                split_by_suit.append((i, j))
                 continue
             cands.append((-float(same[i, j]), abs(np.log(d / 6.0)), i, j))
         one_card = self._one_card(img, det, [(i, j) for _, _, i, j in cands]) if self.pair_sure is not None else {}
@@ -591,8 +599,10 @@ class CardReader:
         doubted = any(one_card[e] < self.pair_doubt for e in made if e in one_card)
         open_pairs = [(i, j) for _, _, i, j in rest if i not in taken and j not in taken]
         unmade = [-s for s, _, i, j in rest if (i, j) not in made]
+        alone = np.bincount(card, minlength=k)[card] == 1
         pairing = gate.Pairing(card, k, _pairings_disagree(det.rank_probs, open_pairs),
-                               {e: one_card[e] for e in made if e in one_card}, max(unmade, default=0.0))
+                               {e: one_card[e] for e in made if e in one_card}, max(unmade, default=0.0),
+                               sum(1 for i, j in split_by_suit if alone[i] and alone[j]))
         return pairing, doubted
 
     def _other_suits(self, det: Detections, i: int, j: int) -> bool:
@@ -644,7 +654,8 @@ class CardReader:
             if joint.max() < self.rank_confidence:
                 reasons.append(f"a card at {[int(v) for v in rows_xyxy[-1]]} is not read confidently "
                                f"({r.value} at {joint.max():.2f})")
-        evidence = gate.scene_features(det.xyxy, det.confidence, np.array(rows_probs), pairing, det.image_size)
+        evidence = gate.scene_features(det.xyxy, det.confidence, np.array(rows_probs), pairing, det.image_size,
+                                       det.none_prob)
         p_right = None
         if self.gate is not None:
             p_right = float(self.gate.run(None, {"features": evidence[None]})[0][0, 0])

@@ -54,7 +54,32 @@ def test_the_features_describe_the_reading():
     assert x["weak_indices"] == 0.0 and x["pairings_disagree"] == 0.0
     assert x["lowest_one_card"] == 1.0  # no pair model asked
     assert x["smallest_index"] == pytest.approx(20 / 480)
+    assert x["highest_none"] == 0.0  # no classifier read these: no NONE probability
+    assert x["suit_splits"] == 0.0 and x["edge_lone"] == 0.0
     assert cards.p_right is None  # no gate
+
+
+def test_two_lone_corners_split_only_by_their_suits_are_counted():
+    """One card's two corners whose suits the camera read apart stay two cards under the hard suit rule; the gate
+    is told, so that it can doubt the count. Two cards of one rank that do pair are no such split."""
+    det = _indices(ONE_KING)
+    det.suit = ["S", "C"]
+    x = dict(zip(gate.FEATURES, _merger(None).merge(det).evidence))
+    assert x["suit_splits"] == 1.0 and x["alone_share"] == 1.0
+
+
+def test_a_lone_index_at_the_pictures_edge_is_counted():
+    """A card cut by the frame shows one index at the edge (or the edge shows something that is no card)."""
+    cards = _merger(None).merge(_indices(ONE_KING + [(630, 200, 640, 230, "7", 0.9, 0.9)]))
+    x = dict(zip(gate.FEATURES, cards.evidence))
+    assert cards.count == 2 and x["edge_lone"] == 1.0
+
+
+def test_the_classifiers_doubt_that_a_box_is_an_index_is_read():
+    det = _indices(ONE_KING)
+    det.none_prob = np.array([0.05, 0.3], np.float32)
+    x = dict(zip(gate.FEATURES, _merger(None).merge(det).evidence))
+    assert x["highest_none"] == pytest.approx(0.3)
 
 
 def test_a_card_with_one_corner_seen_shows_as_alone_and_weak():
