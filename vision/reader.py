@@ -660,7 +660,7 @@ class CardReader:
         if self.gate is not None:
             p_right = float(self.gate.run(None, {"features": evidence[None]})[0][0, 0])
             reasons = ([f"the reading is more likely wrong than right (the gate gives it {p_right:.2f})"] + reasons
-                       if p_right < gate.ANSWER_AT else [])
+                       + _gate_doubts(evidence) if p_right < gate.ANSWER_AT else [])
         order = np.lexsort((np.array([b[0] for b in rows_xyxy]), np.array([b[1] for b in rows_xyxy])))
         row_of = np.empty(k, np.int64)
         row_of[order] = np.arange(k)  # the cards are listed top to bottom: each index names its card's row
@@ -684,6 +684,17 @@ class CardReader:
         without the wider look (see ``WIDER_LOOK``)."""
         img = load_image(image)
         return self.merge(self.indices(img, wider=not video), img)
+
+
+def _gate_doubts(evidence: np.ndarray) -> list[str]:
+    """What the gate saw that no hand rule names, said as doubts when it abstains: the table is told why."""
+    x = dict(zip(gate.FEATURES, evidence))
+    doubts = []
+    if x["suit_splits"]:
+        doubts.append("two corners of one rank, kept apart only by their suits, may be one card (count uncertain)")
+    if x["edge_lone"]:
+        doubts.append("a corner at the picture's edge may belong to a card cut off by the frame (count uncertain)")
+    return doubts
 
 
 #: A group of indices with more possible pairs than this is not searched: the reader abstains.

@@ -68,6 +68,17 @@ def test_two_lone_corners_split_only_by_their_suits_are_counted():
     assert x["suit_splits"] == 1.0 and x["alone_share"] == 1.0
 
 
+def test_an_abstention_names_the_split_suits_and_the_edge():
+    """When the gate abstains, what it saw and no hand rule names is given as a reason, so the table knows why."""
+    det = _indices(ONE_KING + [(630, 200, 640, 230, "7", 0.9, 0.9)])
+    det.suit = ["S", "C", None]
+    cards = _merger(_constant_gate(0.3)).merge(det)
+    assert cards.abstain
+    assert any("kept apart only by their suits" in why for why in cards.reasons)
+    assert any("picture's edge" in why for why in cards.reasons)
+    assert _merger(_constant_gate(0.8)).merge(det).reasons == []  # answered: no doubts listed
+
+
 def test_a_lone_index_at_the_pictures_edge_is_counted():
     """A card cut by the frame shows one index at the edge (or the edge shows something that is no card)."""
     cards = _merger(None).merge(_indices(ONE_KING + [(630, 200, 640, 230, "7", 0.9, 0.9)]))
