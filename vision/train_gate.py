@@ -32,18 +32,16 @@ def truth_of(meta: dict) -> Counter:
 
 
 def evidence(scene_dirs: list[Path], models: Path, split: str = "val", limit: int = 0,
-             pair_min_suit: str = "", pair_sure: str = "") -> tuple[np.ndarray, np.ndarray]:
+             settings: dict | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The gate's features and labels (read right or not) of every scene with an index, over ``scene_dirs``;
-    ``pair_min_suit`` and ``pair_sure`` (a number, "none", or "" for the reader's own) the pairing settings the
-    reader reads with (``vision.reader.PAIR_MIN_SUIT``, ``PAIR_SURE``)."""
+    ``settings`` the reader's settings to read with where they are not its own, by attribute name (``veto``,
+    ``pair_min_suit``, ``pair_sure``): a gate is fitted to the reader as it will run."""
     from vision.reader import CardReader, load_image
 
     reader = CardReader(models / "index-det.onnx", models / "index-cls.onnx", pair_model=models / "index-pair.onnx",
                         gate_model=None)
-    if pair_min_suit:
-        reader.pair_min_suit = None if pair_min_suit == "none" else float(pair_min_suit)
-    if pair_sure:
-        reader.pair_sure = None if pair_sure == "none" else float(pair_sure)
+    for name, value in (settings or {}).items():
+        setattr(reader, name, value)
     rows, right = [], []
     t0 = time.time()
     for folder in scene_dirs:
@@ -75,12 +73,15 @@ def main(argv=None) -> int:
                     help="fit to a reader pairing by this same-suit probability, or \"none\" for the hard suit rule")
     ap.add_argument("--pair-sure", default="",
                     help="fit to a reader making the pairs the pair model is this sure of first, or \"none\"")
+    ap.add_argument("--veto", type=float, help="fit to a reader whose classifier vetoes a box at this NONE probability")
     a = ap.parse_args(argv)
-    x, right = evidence(a.scenes, a.models, a.split, a.limit, a.pair_min_suit, a.pair_sure)
+    settings = {name: None if value == "none" else float(value)
+                for name, value in (("pair_min_suit", a.pair_min_suit), ("pair_sure", a.pair_sure), ("veto", a.veto))
+                if value not in ("", None)}
+    x, right = evidence(a.scenes, a.models, a.split, a.limit, settings)
     fitted = gate.fit(x, right, a.penalty)
     notes = {"scenes": ",".join(p.name for p in a.scenes), "readings": str(len(right)),
-             **({"pair_min_suit": a.pair_min_suit} if a.pair_min_suit else {}),
-             **({"pair_sure": a.pair_sure} if a.pair_sure else {}),
+             **{name: str(value) for name, value in settings.items()},
              "read_right": f"{right.mean():.4f}", "penalty": str(a.penalty)}
     a.out.write_bytes(gate.to_onnx(fitted, notes))
     print(f"gate fitted on {len(right)} readings ({right.mean():.3f} right) -> {a.out}")
