@@ -24,7 +24,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from assistant.cards import Rank  # noqa: E402
-from vision.reader import CLS_MODEL, DET_MODEL, GATE_MODEL, PAIR_MODEL, RANK_CONFIDENCE, CardReader  # noqa: E402
+from vision.reader import (CLS_MODEL, DET_MODEL, GATE_MODEL, NOT_AN_INDEX_VETO, PAIR_MODEL, RANK_CONFIDENCE,  # noqa: E402
+                           CardReader)
 
 RANKS = [r.value for r in Rank]
 
@@ -109,6 +110,8 @@ def main(argv=None) -> int:
                     help="another gate (vision.gate), or \"none\": the doubts alone decide when to abstain")
     ap.add_argument("--rank-confidence", type=float, default=RANK_CONFIDENCE,
                     help=f"the rank probability under which a card is unsure (default: the reader's, {RANK_CONFIDENCE})")
+    ap.add_argument("--veto", type=float, default=NOT_AN_INDEX_VETO,
+                    help=f"the NONE probability at which the classifier vetoes a box (default: the reader's, {NOT_AN_INDEX_VETO})")
     ap.add_argument("--pair-min-suit", default="",
                     help="the same-suit probability two indices need to pair, or \"none\" for the hard suit rule "
                          "(default: the reader's)")
@@ -128,7 +131,7 @@ def main(argv=None) -> int:
         rows = keep
     reader = CardReader(det_model=a.det_model, cls_model=a.cls_model,
                         pair_model=None if a.pair_model == "none" else Path(a.pair_model),
-                        rank_confidence=a.rank_confidence,
+                        rank_confidence=a.rank_confidence, veto=a.veto,
                         gate_model=None if a.gate_model == "none" else Path(a.gate_model))
     if a.pair_bars:
         reader.pair_doubt, reader.pair_sure = (float(v) for v in a.pair_bars.split(":"))
