@@ -60,7 +60,19 @@ class Pairing:
     disagree: bool                # another pairing would give another count or other ranks
     one_card: dict                # the pair model's "one card" probability of each pair made, by (i, j)
     strongest_unmade: float       # the highest same-rank probability among possible pairs not made
-    suit_splits: int = 0          # pairs of lone indices that rank and distance allow and the suit rule forbids
+    split_by_suit: tuple = ()     # the pairs (i, j) that rank and distance allow and the suit rule forbids
+
+    @property
+    def alone(self) -> np.ndarray:
+        """Which indices make a card on their own (the card's other corner unseen)."""
+        return np.bincount(self.card, minlength=self.cards)[self.card] == 1
+
+    @property
+    def suit_splits(self) -> int:
+        """Pairs forbidden by the suit rule whose two indices were both left alone: one card's two corners,
+        perhaps, counted as two cards."""
+        alone = self.alone
+        return sum(1 for i, j in self.split_by_suit if alone[i] and alone[j])
 
     @property
     def pairs_made(self) -> int:
@@ -93,7 +105,7 @@ def scene_features(xyxy: np.ndarray, detection: np.ndarray, card_probs: np.ndarr
         float(sides.min()) / max(min(picture), 1),  # a picture of unknown size (0, 0): the side in pixels
         float(none_prob.max()) if none_prob is not None else 0.0,
         float(pairing.suit_splits),
-        float(_at_edge(xyxy, picture)[np.bincount(pairing.card)[pairing.card] == 1].sum()),
+        float(_at_edge(xyxy, picture)[pairing.alone].sum()),
     ], np.float32)
 
 

@@ -599,10 +599,9 @@ class CardReader:
         doubted = any(one_card[e] < self.pair_doubt for e in made if e in one_card)
         open_pairs = [(i, j) for _, _, i, j in rest if i not in taken and j not in taken]
         unmade = [-s for s, _, i, j in rest if (i, j) not in made]
-        alone = np.bincount(card, minlength=k)[card] == 1
         pairing = gate.Pairing(card, k, _pairings_disagree(det.rank_probs, open_pairs),
                                {e: one_card[e] for e in made if e in one_card}, max(unmade, default=0.0),
-                               sum(1 for i, j in split_by_suit if alone[i] and alone[j]))
+                               tuple(split_by_suit))
         return pairing, doubted
 
     def _other_suits(self, det: Detections, i: int, j: int) -> bool:
@@ -613,9 +612,8 @@ class CardReader:
             return False
         return float(det.suit_probs[i] @ det.suit_probs[j]) < self.pair_min_suit
 
-    def _lone_weak(self, det: Detections, card: np.ndarray, cards: int) -> np.ndarray:
+    def _lone_weak(self, det: Detections, alone: np.ndarray) -> np.ndarray:
         """The indices that make a card alone and are read with a confidence under ``lone_floor``."""
-        alone = np.bincount(card, minlength=cards)[card] == 1
         return alone & (det.confidence * det.rank_probs.max(1) < self.lone_floor)
 
     def merge(self, det: Detections, img: np.ndarray | None = None) -> Detections:
@@ -631,7 +629,7 @@ class CardReader:
             return out
         pairing, doubted = self._pair(det, img)
         card, k = pairing.card, pairing.cards
-        lone_weak = self._lone_weak(det, card, k)
+        lone_weak = self._lone_weak(det, pairing.alone)
         if lone_weak.any() and not lone_weak.all():
             return self.merge(det.select(~lone_weak), img)
         if pairing.disagree:
