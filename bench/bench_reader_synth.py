@@ -11,7 +11,9 @@ For each threshold: corner-index precision / recall (IoU >= 0.3 with a labelled 
 classifier's rank accuracy on matched indices, and card-level F1 by rank multiset per image (the
 labelled cards are those with at least one visible index), exact-scene rate, abstain rate, and the rate
 of confident wrong readings (wrong and not abstaining: what a referee must avoid). ``--outcomes`` keeps each
-scene's outcome, so that ``bench/compare_readers.py`` can tell whether two readers' difference is more than chance.
+scene's outcome, so that ``bench/compare_readers.py`` can tell whether two readers' difference is more than chance,
+with the gate's features of the scene (``evidence``; absent where no index was kept), so that another gate can be
+studied on the same readings without reading the scenes again.
 """
 
 from __future__ import annotations
@@ -54,7 +56,7 @@ def main(argv=None) -> int:
                     help="the same-suit probability two indices need to pair, or \"none\" for the hard suit rule "
                          "(default: the reader's)")
     ap.add_argument("--outcomes", type=Path, help="append each scene's outcome (right, abstained, confidently wrong) "
-                    "as JSON lines, for bench/compare_readers.py; one setting of each option only")
+                    "and the gate's features, as JSON lines, for bench/compare_readers.py; one setting of each option only")
     ap.add_argument("--wider-look", action="store_true",
                     help="read the scenes as photos: the wider look where the first keeps no index (one threshold)")
     a = ap.parse_args(argv)
@@ -133,6 +135,8 @@ def table(a, reader: CardReader, cache: list) -> None:
             cfn += sum(truth.values()) - t
             outcome = {"set": a.data.name, "scene": meta["stem"], "exact": pred == truth, "abstain": cards.abstain,
                        "wrong": pred != truth and not cards.abstain}
+            if cards.evidence is not None:
+                outcome["evidence"] = [round(float(v), 6) for v in cards.evidence]
             exact += int(outcome["exact"])
             abst += int(outcome["abstain"])
             wrong_answered += int(outcome["wrong"])
