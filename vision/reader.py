@@ -64,7 +64,8 @@ SUIT_CONFIDENCE = 0.6
 #: None: the hard rule, two indices whose reported suits (``SUIT_CONFIDENCE``) differ never pair. Why a soft
 #: rule: a webcam blurs a club into a spade, and the hard rule splits that card's two corners into two cards.
 #: Measured and not used: 0.3 (and 0.1), each with its gate, cost 15 (10) less on 4,300 fresh synthetic
-#: scenes, within chance (90% interval -35 to +4; models/HISTORY.md, twenty-eighth session).
+#: scenes, within chance (90% interval -35 to +4; twenty-eighth session); 0.1 then 45 less on 17,200, still
+#: not beyond chance (-90 to +1; models/HISTORY.md, twenty-ninth session).
 PAIR_MIN_SUIT: float | None = None
 #: Two indices within a card's reach of each other (``pairs.within_reach``, ``pairs.PAIR_RANGE``) pair when
 #: the probability that they show the same rank is at least this (None: only when their best ranks agree).
