@@ -24,8 +24,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from assistant.cards import Rank  # noqa: E402
-from vision.reader import (CLS_MODEL, DET_MODEL, GATE_MODEL, NOT_AN_INDEX_VETO, PAIR_MODEL, RANK_CONFIDENCE,  # noqa: E402
-                           CardReader)
+from vision.reader import (CLS_MODEL, DET_MODEL, DET_THRESHOLD, GATE_MODEL, NOT_AN_INDEX_VETO,  # noqa: E402
+                           PAIR_MODEL, RANK_CONFIDENCE, CardReader)
 
 RANKS = [r.value for r in Rank]
 
@@ -115,6 +115,8 @@ def main(argv=None) -> int:
     ap.add_argument("--pair-min-suit", default="",
                     help="the same-suit probability two indices need to pair, or \"none\" for the hard suit rule "
                          "(default: the reader's)")
+    ap.add_argument("--det-threshold", type=float, default=DET_THRESHOLD,
+                    help=f"the detector score an index box needs to be kept (default: the reader's, {DET_THRESHOLD})")
     a = ap.parse_args(argv)
     labels_path = a.realdev / "labels.jsonl"
     if not labels_path.exists():
@@ -131,7 +133,7 @@ def main(argv=None) -> int:
         rows = keep
     reader = CardReader(det_model=a.det_model, cls_model=a.cls_model,
                         pair_model=None if a.pair_model == "none" else Path(a.pair_model),
-                        rank_confidence=a.rank_confidence, veto=a.veto,
+                        rank_confidence=a.rank_confidence, veto=a.veto, det_threshold=a.det_threshold,
                         gate_model=None if a.gate_model == "none" else Path(a.gate_model))
     if a.pair_bars:
         reader.pair_doubt, reader.pair_sure = (float(v) for v in a.pair_bars.split(":"))

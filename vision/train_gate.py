@@ -35,7 +35,7 @@ def evidence(scene_dirs: list[Path], models: Path, split: str = "val", limit: in
              settings: dict | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The gate's features and labels (read right or not) of every scene with an index, over ``scene_dirs``;
     ``settings`` the reader's settings to read with where they are not its own, by attribute name (``veto``,
-    ``pair_min_suit``, ``pair_sure``): a gate is fitted to the reader as it will run."""
+    ``pair_min_suit``, ``pair_sure``, ``det_threshold``): a gate is fitted to the reader as it will run."""
     from vision.reader import CardReader, load_image
 
     reader = CardReader(models / "index-det.onnx", models / "index-cls.onnx", pair_model=models / "index-pair.onnx",
@@ -74,9 +74,11 @@ def main(argv=None) -> int:
     ap.add_argument("--pair-sure", default="",
                     help="fit to a reader making the pairs the pair model is this sure of first, or \"none\"")
     ap.add_argument("--veto", type=float, help="fit to a reader whose classifier vetoes a box at this NONE probability")
+    ap.add_argument("--det-threshold", type=float, help="fit to a reader keeping index boxes from this detector score")
     a = ap.parse_args(argv)
     settings = {name: None if value == "none" else float(value)
-                for name, value in (("pair_min_suit", a.pair_min_suit), ("pair_sure", a.pair_sure), ("veto", a.veto))
+                for name, value in (("pair_min_suit", a.pair_min_suit), ("pair_sure", a.pair_sure), ("veto", a.veto),
+                                    ("det_threshold", a.det_threshold))
                 if value not in ("", None)}
     x, right = evidence(a.scenes, a.models, a.split, a.limit, settings)
     fitted = gate.fit(x, right, a.penalty)
