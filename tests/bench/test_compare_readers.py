@@ -87,22 +87,14 @@ def test_outcomes_need_one_setting_of_each_swept_option(tmp_path, capsys):
     assert "give one value to --thresholds" in capsys.readouterr().err
 
 
-def test_outcomes_keep_the_gates_features_of_each_read_scene(tmp_path):
+def test_outcomes_keep_the_gates_features_of_each_read_scene(two_scenes, tmp_path):
     """A gate can be studied on a bench's readings without reading the scenes again: each outcome line carries the
     scene's gate features, as many as the gate takes, where the reader kept an index."""
     from vision import gate
 
     bench = _load("bench_reader_synth")
-    data = ROOT / "tests" / "vision" / "data"
-    cases = {c["image"]: c for c in json.loads((data / "cases.json").read_text())}
-    for sub in ("images/val", "meta/val"):
-        (tmp_path / "scenes" / sub).mkdir(parents=True)
-    for k, name in enumerate(("synth_02.jpg", "synth_03.jpg")):
-        (tmp_path / "scenes" / "images" / "val" / f"{k:06d}.jpg").write_bytes((data / name).read_bytes())
-        boxes = [{"card": i, "rank": r, "box": [0, 0, 1, 1]} for i, r in enumerate(cases[name]["ranks"])]
-        (tmp_path / "scenes" / "meta" / "val" / f"{k:06d}.json").write_text(json.dumps({"boxes": boxes}))
     out = tmp_path / "o.jsonl"
-    bench.main(["--data", str(tmp_path / "scenes"), "--thresholds", "0.1", "--outcomes", str(out)])
+    bench.main(["--data", str(two_scenes), "--thresholds", "0.1", "--outcomes", str(out)])
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["scene"] for r in rows] == ["000000", "000001"]
     assert all(len(r["evidence"]) == len(gate.FEATURES) for r in rows)

@@ -176,25 +176,14 @@ def test_the_shipped_gate_is_the_reader_s_and_reads_its_features():
     assert 0.0 < p < 1.0
 
 
-def test_the_gate_is_fitted_to_the_reader_as_it_will_run(tmp_path):
+def test_the_gate_is_fitted_to_the_reader_as_it_will_run(two_scenes):
     """``vision.train_gate`` reads its scenes with the candidate's settings: at a detection threshold no index
     reaches, no scene has a reading to learn from; at the reader's own, both do, each index at or above it."""
-    import json
-    from pathlib import Path
-
     from vision import train_gate
     from vision.reader import DET_THRESHOLD, MODELS_DIR
 
-    data = Path(__file__).parent / "data"
-    cases = {c["image"]: c for c in json.loads((data / "cases.json").read_text())}
-    for sub in ("images/val", "meta/val"):
-        (tmp_path / sub).mkdir(parents=True)
-    for k, name in enumerate(("synth_02.jpg", "synth_03.jpg")):
-        (tmp_path / "images" / "val" / f"{k:06d}.jpg").write_bytes((data / name).read_bytes())
-        boxes = [{"card": i, "rank": r, "box": [0, 0, 1, 1]} for i, r in enumerate(cases[name]["ranks"])]
-        (tmp_path / "meta" / "val" / f"{k:06d}.json").write_text(json.dumps({"boxes": boxes}))
-    x, right = train_gate.evidence([tmp_path], MODELS_DIR)
+    x, right = train_gate.evidence([two_scenes], MODELS_DIR)
     assert len(x) == len(right) == 2
     assert (x[:, gate.FEATURES.index("lowest_detection")] >= DET_THRESHOLD).all()
-    none, _ = train_gate.evidence([tmp_path], MODELS_DIR, settings={"det_threshold": 0.9999})
+    none, _ = train_gate.evidence([two_scenes], MODELS_DIR, settings={"det_threshold": 0.9999})
     assert len(none) == 0
