@@ -11,8 +11,23 @@ if str(ROOT) not in sys.path:
 
 from assistant.cards import CLAIMABLE, SUITS  # noqa: E402
 from vision.art import INDEX_RULE  # noqa: E402
+from vision.reader import (LONE_FLOOR, PAIR_DOUBT, PAIR_MIN_SAME, PAIR_MIN_SUIT, PAIR_SURE,  # noqa: E402
+                           RANK_CONFIDENCE, CardReader)
 
 CODES = [r.value + s for r in CLAIMABLE for s in SUITS]
+
+
+def merging_reader(**settings) -> CardReader:
+    """A reader for ``merge`` alone, which uses only the settings, not the model sessions: every setting as the
+    reader ships it, no gate and no pair model (the doubts alone decide when to abstain), unless ``settings``
+    say otherwise by attribute name. One place, so that a new setting of the reader is set for every such test."""
+    r = CardReader.__new__(CardReader)
+    r.gate, r.pair = None, None
+    r.rank_confidence, r.pair_min_same, r.pair_min_suit = RANK_CONFIDENCE, PAIR_MIN_SAME, PAIR_MIN_SUIT
+    r.lone_floor, r.pair_doubt, r.pair_sure = LONE_FLOOR, PAIR_DOUBT, PAIR_SURE
+    for name, value in settings.items():
+        setattr(r, name, value)
+    return r
 
 
 def _plain_card(rng: np.random.Generator) -> np.ndarray:

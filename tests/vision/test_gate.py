@@ -7,7 +7,9 @@ import pytest
 
 from assistant.cards import Rank
 from vision import gate
-from vision.reader import GATE_MODEL, LONE_FLOOR, PAIR_MIN_SAME, PAIR_MIN_SUIT, RANK_CONFIDENCE, CardReader, Detections, session
+from vision.reader import GATE_MODEL, CardReader, Detections, session
+
+from .conftest import merging_reader
 
 
 def _indices(rows) -> Detections:
@@ -30,12 +32,7 @@ def _constant_gate(p_right: float):
 
 
 def _merger(gate_session) -> CardReader:
-    r = CardReader.__new__(CardReader)
-    r.rank_confidence, r.pair_min_same, r.lone_floor = RANK_CONFIDENCE, PAIR_MIN_SAME, LONE_FLOOR
-    r.pair_min_suit = PAIR_MIN_SUIT
-    r.pair, r.pair_doubt, r.pair_sure = None, 0.02, None
-    r.gate = gate_session
-    return r
+    return merging_reader(gate=gate_session, pair_doubt=0.02, pair_sure=None)
 
 
 ONE_KING = [(100, 100, 120, 130, "K", 0.99, 0.9), (200, 210, 220, 240, "K", 0.99, 0.8)]

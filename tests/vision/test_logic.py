@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import copy
 from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from assistant.cards import Rank
-from vision.reader import (ECHO_REACH, ECHO_SURE, ECHO_WEAK, LONE_FLOOR, PAIR_DOUBT, PAIR_MIN_SAME, PAIR_MIN_SUIT,
-                           PAIR_SURE, RANK_CONFIDENCE, CardReader, Detections, ImageError, Stabiliser, _echoes,
-                           load_image)
+from vision.reader import (ECHO_REACH, ECHO_SURE, ECHO_WEAK, LONE_FLOOR, PAIR_DOUBT, PAIR_SURE, CardReader, Detections,
+                           ImageError, Stabiliser, _echoes, load_image)
+
+from .conftest import merging_reader
 
 
 def test_missing_file_says_so(tmp_path):
@@ -71,14 +71,7 @@ def _indices(rows):
 
 @pytest.fixture(scope="module")
 def merger():
-    # merge() uses only the thresholds, not the sessions; no gate, so the doubts alone decide when to abstain
-    r = CardReader.__new__(CardReader)
-    r.gate = None
-    r.rank_confidence = RANK_CONFIDENCE
-    r.pair_min_same, r.pair_min_suit = PAIR_MIN_SAME, PAIR_MIN_SUIT
-    r.lone_floor = LONE_FLOOR
-    r.pair, r.pair_doubt, r.pair_sure = None, PAIR_DOUBT, PAIR_SURE
-    return r
+    return merging_reader()
 
 
 def test_two_indices_of_one_card_make_one_card(merger):
@@ -115,22 +108,14 @@ def test_the_soft_suit_rule_pairs_corners_whose_suits_the_camera_blurred(merger)
     det = _suits_read(_indices([(100, 100, 120, 130, "4", "S"), (200, 210, 220, 240, "4", "C")]),
                       [(0.8, 0.0, 0.0, 0.2), (0.4, 0.0, 0.0, 0.6)])
     assert merger.merge(det).count == 2
-    soft = replace_attrs(merger, pair_min_suit=0.3)
+    soft = merging_reader(pair_min_suit=0.3)
     assert soft.merge(det).count == 1
 
 
 def test_the_soft_suit_rule_keeps_two_sure_suits_apart(merger):
     det = _suits_read(_indices([(100, 100, 120, 130, "K", "S"), (200, 210, 220, 240, "K", "H")]),
                       [(0.97, 0.01, 0.01, 0.01), (0.01, 0.97, 0.01, 0.01)])
-    assert replace_attrs(merger, pair_min_suit=0.3).merge(det).count == 2
-
-
-def replace_attrs(reader: CardReader, **settings) -> CardReader:
-    """A copy of ``reader`` with some settings changed (the fixture is shared by the module's tests)."""
-    other = copy.copy(reader)
-    for name, value in settings.items():
-        setattr(other, name, value)
-    return other
+    assert merging_reader(pair_min_suit=0.3).merge(det).count == 2
 
 
 def test_fan_of_corners_counts_each_card(merger):
@@ -181,12 +166,7 @@ def test_pairings_that_agree_on_count_and_ranks_do_not_abstain(merger):
 def _with_pair_model(probs: dict, sure: float | None = PAIR_SURE) -> CardReader:
     """A merger whose pair model calls each asked pair of indices (i, j), i < j, one card with the
     probability ``probs`` gives it. No gate: the doubts alone decide when to abstain."""
-    r = CardReader.__new__(CardReader)
-    r.gate = None
-    r.rank_confidence, r.pair_min_same, r.lone_floor = RANK_CONFIDENCE, PAIR_MIN_SAME, LONE_FLOOR
-    r.pair_min_suit = PAIR_MIN_SUIT
-    r.pair_doubt, r.pair_sure = PAIR_DOUBT, sure
-    r.pair = object()
+    r = merging_reader(pair_sure=sure, pair=object())
     r._one_card = lambda img, det, asked: {e: probs[e] for e in asked} if img is not None else {}
     return r
 
