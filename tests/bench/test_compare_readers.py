@@ -98,3 +98,21 @@ def test_outcomes_keep_the_gates_features_of_each_read_scene(two_scenes, tmp_pat
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["scene"] for r in rows] == ["000000", "000001"]
     assert all(len(r["evidence"]) == len(gate.FEATURES) for r in rows)
+
+
+def test_a_higher_level_widens_the_interval_around_the_same_difference(tmp_path, capsys):
+    """A later look at a candidate asks for a wider interval: the same resamples, cut further out, and the level
+    is said in the report."""
+    a = outcomes(*([0, 2, 1] * 60))
+    b = outcomes(*([0, 1, 1] * 55 + [2, 2, 1] * 5))
+    narrow = compare_readers.compare(a, b, rounds=2000, level=0.9)
+    wide = compare_readers.compare(a, b, rounds=2000, level=0.98)
+    assert narrow.difference == wide.difference and narrow.b_cheaper == wide.b_cheaper
+    assert wide.low < narrow.low and narrow.high < wide.high
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        compare_readers.compare(a, b, level=98)
+    pa, pb = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    for path, rows in ((pa, a), (pb, b)):
+        path.write_text("".join(json.dumps({"set": s, "scene": k, **o}) + "\n" for (s, k), o in rows.items()))
+    assert compare_readers.main([str(pa), str(pb), "--rounds", "200", "--level", "0.98"]) == 0
+    assert "98% paired-bootstrap interval" in capsys.readouterr().out
