@@ -29,7 +29,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from vision.reader import CLS_MODEL, DET_MODEL, GATE_MODEL, PAIR_MODEL, CardReader, box_iou, load_image  # noqa: E402
+from vision.reader import (CLS_MODEL, DET_MODEL, GATE_MODEL, PAIR_MIN_SUIT, PAIR_MODEL, CardReader, bar_or_none,  # noqa: E402
+                          box_iou, load_image)
 from vision.train_gate import truth_of  # noqa: E402
 
 
@@ -52,7 +53,7 @@ def main(argv=None) -> int:
     ap.add_argument("--gate-model", default=str(GATE_MODEL),
                     help="another gate (vision.gate), or \"none\" for the doubts alone, where --rank-confidences and "
                          "--pair-bars decide (with a gate they only change the reasons given)")
-    ap.add_argument("--pair-min-suit", default="",
+    ap.add_argument("--pair-min-suit", type=bar_or_none, default=PAIR_MIN_SUIT,
                     help="the same-suit probability two indices need to pair, or \"none\" for the hard suit rule "
                          "(default: the reader's)")
     ap.add_argument("--outcomes", type=Path, help="append each scene's outcome (right, abstained, confidently wrong) "
@@ -70,8 +71,7 @@ def main(argv=None) -> int:
     reader = CardReader(a.det_model, a.cls_model, det_threshold=float(a.thresholds) if a.wider_look else 0.05,
                         pair_model=None if a.pair_model == "none" else Path(a.pair_model),
                         gate_model=None if a.gate_model == "none" else Path(a.gate_model))
-    if a.pair_min_suit:
-        reader.pair_min_suit = None if a.pair_min_suit == "none" else float(a.pair_min_suit)
+    reader.pair_min_suit = a.pair_min_suit
     images = [(dict(json.loads(m.read_text()), stem=m.stem), load_image(a.data / "images" / a.split / f"{m.stem}.jpg"))
               for m in metas]
     for inside in [float(v) for v in a.inside.split(",")]:

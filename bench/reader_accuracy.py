@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from assistant.cards import Rank  # noqa: E402
 from vision.reader import (CLS_MODEL, DET_MODEL, DET_THRESHOLD, GATE_MODEL, NOT_AN_INDEX_VETO,  # noqa: E402
-                           PAIR_MODEL, RANK_CONFIDENCE, CardReader)
+                           PAIR_MIN_SUIT, PAIR_MODEL, RANK_CONFIDENCE, CardReader, bar_or_none)
 
 RANKS = [r.value for r in Rank]
 
@@ -112,7 +112,7 @@ def main(argv=None) -> int:
                     help=f"the rank probability under which a card is unsure (default: the reader's, {RANK_CONFIDENCE})")
     ap.add_argument("--veto", type=float, default=NOT_AN_INDEX_VETO,
                     help=f"the NONE probability at which the classifier vetoes a box (default: the reader's, {NOT_AN_INDEX_VETO})")
-    ap.add_argument("--pair-min-suit", default="",
+    ap.add_argument("--pair-min-suit", type=bar_or_none, default=PAIR_MIN_SUIT,
                     help="the same-suit probability two indices need to pair, or \"none\" for the hard suit rule "
                          "(default: the reader's)")
     ap.add_argument("--det-threshold", type=float, default=DET_THRESHOLD,
@@ -137,8 +137,7 @@ def main(argv=None) -> int:
                         gate_model=None if a.gate_model == "none" else Path(a.gate_model))
     if a.pair_bars:
         reader.pair_doubt, reader.pair_sure = (float(v) for v in a.pair_bars.split(":"))
-    if a.pair_min_suit:
-        reader.pair_min_suit = None if a.pair_min_suit == "none" else float(a.pair_min_suit)
+    reader.pair_min_suit = a.pair_min_suit
     stats = defaultdict(lambda: Counter())
     lost = defaultdict(lambda: Counter())
     conf: Counter = Counter()

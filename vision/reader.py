@@ -26,6 +26,7 @@ No torch and no ultralytics here: numpy, OpenCV and onnxruntime only.
 
 from __future__ import annotations
 
+import argparse
 import ast
 import os
 from collections import Counter, deque
@@ -85,6 +86,20 @@ PAIR_DOUBT = 0.02
 #: out of the search for other pairings (None: never). Measured and not used: it answers scenes the reader
 #: abstains on, and more of them wrongly on fresh reveals (models/HISTORY.md, eighteenth session).
 PAIR_SURE: float | None = None
+
+
+def bar_or_none(text: str) -> float | None:
+    """A probability bar as the command lines take it (``--pair-min-suit``, ``--pair-sure``): a number from 0 to 1,
+    or "none" for the rule without a bar (``PAIR_MIN_SUIT``, ``PAIR_SURE``). argparse shows its error as it is."""
+    if text.strip().lower() == "none":
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a probability from 0 to 1 or \"none\", got {text!r}") from None
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"a probability bar lies between 0 and 1, not {value}")
+    return value
 
 
 #: Two detected boxes are the same index when this share of the smaller lies inside the other; the

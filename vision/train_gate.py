@@ -61,6 +61,8 @@ def evidence(scene_dirs: list[Path], models: Path, split: str = "val", limit: in
 
 
 def main(argv=None) -> int:
+    from vision.reader import bar_or_none
+
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("scenes", type=Path, nargs="+", help="vision.synth scene folders, used by no other step")
     ap.add_argument("--out", type=Path, required=True)
@@ -69,17 +71,15 @@ def main(argv=None) -> int:
     ap.add_argument("--split", default="val")
     ap.add_argument("--penalty", type=float, default=1.0, help="L2 penalty on the standardised weights")
     ap.add_argument("--limit", type=int, default=0, help="only the first N scenes of each folder (a quick check)")
-    ap.add_argument("--pair-min-suit", default="",
+    ap.add_argument("--pair-min-suit", type=bar_or_none, default=argparse.SUPPRESS,
                     help="fit to a reader pairing by this same-suit probability, or \"none\" for the hard suit rule")
-    ap.add_argument("--pair-sure", default="",
+    ap.add_argument("--pair-sure", type=bar_or_none, default=argparse.SUPPRESS,
                     help="fit to a reader making the pairs the pair model is this sure of first, or \"none\"")
-    ap.add_argument("--veto", type=float, help="fit to a reader whose classifier vetoes a box at this NONE probability")
-    ap.add_argument("--det-threshold", type=float, help="fit to a reader keeping index boxes from this detector score")
+    ap.add_argument("--veto", type=float, default=argparse.SUPPRESS, help="fit to a reader whose classifier vetoes a box at this NONE probability")
+    ap.add_argument("--det-threshold", type=float, default=argparse.SUPPRESS, help="fit to a reader keeping index boxes from this detector score")
     a = ap.parse_args(argv)
-    settings = {name: None if value == "none" else float(value)
-                for name, value in (("pair_min_suit", a.pair_min_suit), ("pair_sure", a.pair_sure), ("veto", a.veto),
-                                    ("det_threshold", a.det_threshold))
-                if value not in ("", None)}
+    settings = {name: getattr(a, name) for name in ("pair_min_suit", "pair_sure", "veto", "det_threshold")
+                if hasattr(a, name)}  # only the settings given: the rest stay the reader's
     x, right = evidence(a.scenes, a.models, a.split, a.limit, settings)
     fitted = gate.fit(x, right, a.penalty)
     notes = {"scenes": ",".join(p.name for p in a.scenes), "readings": str(len(right)),

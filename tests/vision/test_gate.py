@@ -184,3 +184,31 @@ def test_the_gate_is_fitted_to_the_reader_as_it_will_run(two_scenes):
     assert (x[:, gate.FEATURES.index("lowest_detection")] >= DET_THRESHOLD).all()
     none, _ = train_gate.evidence([two_scenes], MODELS_DIR, settings={"det_threshold": 0.9999})
     assert len(none) == 0
+
+
+def test_the_gate_file_names_only_the_settings_it_was_fitted_to_apart_from_the_readers(two_scenes, tmp_path):
+    """A gate fitted for a candidate says which of the reader's settings it was read with (its notes), and only
+    those given: "none" is the rule without a bar, a bar outside 0..1 is refused before any scene is read."""
+    import onnx
+
+    from vision import train_gate
+
+    out = tmp_path / "gate.onnx"
+    assert train_gate.main([str(two_scenes), "--out", str(out), "--pair-min-suit", "none", "--pair-sure", "0.9"]) == 0
+    notes = {p.key: p.value for p in onnx.load(str(out)).metadata_props}
+    assert (notes["pair_min_suit"], notes["pair_sure"]) == ("None", "0.9")
+    assert "veto" not in notes and "det_threshold" not in notes
+    with pytest.raises(SystemExit):
+        train_gate.main([str(two_scenes), "--out", str(tmp_path / "bad.onnx"), "--pair-min-suit", "1.5"])
+    assert not (tmp_path / "bad.onnx").exists()
+
+
+def test_a_bar_is_a_probability_or_none():
+    from argparse import ArgumentTypeError
+
+    from vision.reader import bar_or_none
+
+    assert (bar_or_none("none"), bar_or_none(" None "), bar_or_none("0.1"), bar_or_none("1")) == (None, None, 0.1, 1.0)
+    for bad in ("1.5", "-0.1", "often"):
+        with pytest.raises(ArgumentTypeError, match="0 and 1|from 0 to 1"):
+            bar_or_none(bad)
