@@ -92,7 +92,9 @@ class ReaderAdapter:
             return self.reader.read(image_bgr, video=video)
 
     def draw(self, image_bgr: np.ndarray, detections: Any) -> np.ndarray:
-        return self.module.draw(image_bgr, detections)
+        """The picture with the reader's boxes and ranks, without suits (``vision.reader.draw``: they do not
+        matter in Cheat, and a webcam misreads them more often than ranks)."""
+        return self.module.draw(image_bgr, detections, suits=False)
 
     def stabiliser(self) -> Any:
         return self.module.Stabiliser(window=WINDOW, min_votes=STEADY_FRAMES)

@@ -805,8 +805,16 @@ class Stabiliser:
 
 # ---------------------------------------------------------------- drawing
 
-def draw(img: np.ndarray, det: Detections) -> np.ndarray:
-    """The image with each card's box and rank drawn (index boxes thin, cards thick)."""
+def card_label(rank: Rank | None, suit: str | None, confidence: float, suits: bool = True) -> str:
+    """A card's label on the picture: its rank, its suit where read and ``suits`` is on, and its confidence."""
+    return f"{rank.value if rank else '?'}{(suit or '') if suits else ''} {confidence:.2f}"
+
+
+def draw(img: np.ndarray, det: Detections, suits: bool = True) -> np.ndarray:
+    """The image with each card's box and rank drawn (index boxes thin, cards thick). ``suits`` off leaves the
+    suits out of the labels: the app's players need ranks only (suits do not matter in Cheat), and through a real
+    webcam a suit is read wrong far more often than a rank (models/README.md), which on the table looks like a
+    misread card."""
     out = load_image(img).copy()
     scale = max(1.0, max(out.shape[:2]) / 640)
     if det.indices is not None:
@@ -815,10 +823,10 @@ def draw(img: np.ndarray, det: Detections) -> np.ndarray:
     for b, r, s, c in zip(det.xyxy, det.rank, det.suit, det.confidence):
         col = (0, 0, 255) if det.abstain else (0, 200, 0)
         cv2.rectangle(out, (int(b[0]), int(b[1])), (int(b[2]), int(b[3])), col, max(2, int(2 * scale)))
-        label = f"{r.value if r else '?'}{s or ''} {c:.2f}"
-        cv2.putText(out, label, (int(b[0]), max(12, int(b[1]) - 4)), cv2.FONT_HERSHEY_SIMPLEX, 0.5 * scale,
+        text = card_label(r, s, float(c), suits)
+        cv2.putText(out, text, (int(b[0]), max(12, int(b[1]) - 4)), cv2.FONT_HERSHEY_SIMPLEX, 0.5 * scale,
                     (0, 0, 0), int(3 * scale))
-        cv2.putText(out, label, (int(b[0]), max(12, int(b[1]) - 4)), cv2.FONT_HERSHEY_SIMPLEX, 0.5 * scale,
+        cv2.putText(out, text, (int(b[0]), max(12, int(b[1]) - 4)), cv2.FONT_HERSHEY_SIMPLEX, 0.5 * scale,
                     (255, 255, 255), max(1, int(scale)))
     head = f"{det.count} cards" + ("  ABSTAIN" if det.abstain else "")
     cv2.putText(out, head, (8, int(24 * scale)), cv2.FONT_HERSHEY_SIMPLEX, 0.7 * scale, (0, 0, 0), int(4 * scale))

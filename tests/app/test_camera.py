@@ -131,7 +131,7 @@ def test_camera_frames_are_read_as_video_and_still_pictures_as_photos(monkeypatc
             out.abstain, out.reasons = True, ["no card index found"]
             return out
 
-    module = SimpleNamespace(CardReader=Reader, draw=lambda image, detections: image, Stabiliser=Stabiliser)
+    module = SimpleNamespace(CardReader=Reader, draw=lambda image, detections, suits=True: image, Stabiliser=Stabiliser)
     monkeypatch.setattr(camera, "_READER", camera.ReaderAdapter(module))
     feed = camera.LiveFeed()
     feed.process(table())  # idle: between calls

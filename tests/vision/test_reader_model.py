@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 
 from assistant.cards import Rank
-from vision.reader import CLS_MODEL, DET_MODEL, PAIR_DOUBT, PAIR_MODEL, CardReader, Detections, ImageError, Stabiliser, draw
+from vision.reader import (CLS_MODEL, DET_MODEL, PAIR_DOUBT, PAIR_MODEL, CardReader, Detections, ImageError, Stabiliser,
+                           card_label, draw)
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).resolve().parent / "data"
@@ -204,6 +205,14 @@ def test_draw_marks_the_picture(reader):
     det = reader.read(img)
     out = draw(img, det)
     assert out.shape == img.shape and not np.array_equal(out, img)
+    assert draw(img, det, suits=False).shape == img.shape
+
+
+def test_a_label_names_the_suit_only_where_asked():
+    """The app draws ranks only (suits do not matter in Cheat); `python -m vision read --show` keeps them."""
+    assert card_label(Rank.QUEEN, "S", 0.874) == "QS 0.87"
+    assert card_label(Rank.QUEEN, "S", 0.874, suits=False) == "Q 0.87"
+    assert card_label(None, None, 0.3) == "? 0.30"
 
 
 def test_stabiliser_on_repeated_frames(reader):
