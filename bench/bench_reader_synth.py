@@ -29,8 +29,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from vision.reader import (CLS_MODEL, DET_MODEL, GATE_MODEL, PAIR_MIN_SUIT, PAIR_MODEL, CardReader, bar_or_none,  # noqa: E402
-                          box_iou, load_image)
+from vision.reader import (CLS_MODEL, DET_MODEL, GATE_MODEL, PAIR_MIN_SUIT, PAIR_MODEL, SOFT_SUIT_MOST,  # noqa: E402
+                          CardReader, bar_or_none, box_iou, load_image)
 from vision.train_gate import truth_of  # noqa: E402
 
 
@@ -56,6 +56,9 @@ def main(argv=None) -> int:
     ap.add_argument("--pair-min-suit", type=bar_or_none, default=PAIR_MIN_SUIT,
                     help="the same-suit probability two indices need to pair, or \"none\" for the hard suit rule "
                          "(default: the reader's)")
+    ap.add_argument("--soft-suit-most", type=int, default=SOFT_SUIT_MOST,
+                    help="the soft suit rule only where the pair's rank shows on at most this many indices "
+                         "(default: the reader's, everywhere)")
     ap.add_argument("--outcomes", type=Path, help="append each scene's outcome (right, abstained, confidently wrong) "
                     "and the gate's features, as JSON lines, for bench/compare_readers.py; one setting of each option only")
     ap.add_argument("--wider-look", action="store_true",
@@ -72,6 +75,7 @@ def main(argv=None) -> int:
                         pair_model=None if a.pair_model == "none" else Path(a.pair_model),
                         gate_model=None if a.gate_model == "none" else Path(a.gate_model))
     reader.pair_min_suit = a.pair_min_suit
+    reader.soft_suit_most = a.soft_suit_most
     images = [(dict(json.loads(m.read_text()), stem=m.stem), load_image(a.data / "images" / a.split / f"{m.stem}.jpg"))
               for m in metas]
     for inside in [float(v) for v in a.inside.split(",")]:

@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from assistant.cards import Rank  # noqa: E402
 from vision.reader import (CLS_MODEL, DET_MODEL, DET_THRESHOLD, GATE_MODEL, NOT_AN_INDEX_VETO,  # noqa: E402
-                           PAIR_MIN_SUIT, PAIR_MODEL, RANK_CONFIDENCE, CardReader, bar_or_none)
+                           PAIR_MIN_SUIT, PAIR_MODEL, RANK_CONFIDENCE, SOFT_SUIT_MOST, CardReader, bar_or_none)
 
 RANKS = [r.value for r in Rank]
 
@@ -115,6 +115,9 @@ def main(argv=None) -> int:
     ap.add_argument("--pair-min-suit", type=bar_or_none, default=PAIR_MIN_SUIT,
                     help="the same-suit probability two indices need to pair, or \"none\" for the hard suit rule "
                          "(default: the reader's)")
+    ap.add_argument("--soft-suit-most", type=int, default=SOFT_SUIT_MOST,
+                    help="the soft suit rule only where the pair's rank shows on at most this many indices "
+                         "(default: the reader's, everywhere)")
     ap.add_argument("--det-threshold", type=float, default=DET_THRESHOLD,
                     help=f"the detector score an index box needs to be kept (default: the reader's, {DET_THRESHOLD})")
     a = ap.parse_args(argv)
@@ -138,6 +141,7 @@ def main(argv=None) -> int:
     if a.pair_bars:
         reader.pair_doubt, reader.pair_sure = (float(v) for v in a.pair_bars.split(":"))
     reader.pair_min_suit = a.pair_min_suit
+    reader.soft_suit_most = a.soft_suit_most
     stats = defaultdict(lambda: Counter())
     lost = defaultdict(lambda: Counter())
     conf: Counter = Counter()

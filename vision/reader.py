@@ -72,6 +72,11 @@ SUIT_CONFIDENCE = 0.6
 #: Earlier looks: 0.3 and 0.1 within chance on 4,300 scenes (twenty-eighth session), 0.1 -45 (-90 to +1) on 17,200
 #: (twenty-ninth; models/HISTORY.md).
 PAIR_MIN_SUIT: float | None = 0.1
+#: The soft suit rule (``PAIR_MIN_SUIT``) only for two indices whose rank shows on at most this many of the
+#: picture's indices; where more read it (two or more cards of one rank, as in a reveal) the hard rule keeps
+#: corners of two reported suits apart, because there the suits are what tell whose corner is whose. None: the soft
+#: rule everywhere.
+SOFT_SUIT_MOST: int | None = None
 #: Two indices within a card's reach of each other (``pairs.within_reach``, ``pairs.PAIR_RANGE``) pair when
 #: the probability that they show the same rank is at least this (None: only when their best ranks agree).
 #: Chosen on the synthetic held-out-deck scenes.
@@ -470,6 +475,7 @@ class CardReader:
         self.inside = INSIDE
         self.pair_min_same = PAIR_MIN_SAME
         self.pair_min_suit = PAIR_MIN_SUIT
+        self.soft_suit_most = SOFT_SUIT_MOST
         self.lone_floor = LONE_FLOOR
         self.second_look = SECOND_LOOK
         self.wider_look = WIDER_LOOK
@@ -626,7 +632,9 @@ class CardReader:
 
     def _other_suits(self, det: Detections, i: int, j: int) -> bool:
         """Whether indices ``i`` and ``j`` show different suits, and so cannot be one card's two corners."""
-        if self.pair_min_suit is None or det.suit_probs is None:
+        shown = sum(1 for r in det.rank if r == det.rank[i])
+        if (self.pair_min_suit is None or det.suit_probs is None
+                or (self.soft_suit_most is not None and shown > self.soft_suit_most)):
             return bool(det.suit[i] and det.suit[j] and det.suit[i] != det.suit[j])
         if Rank.JOKER in (det.rank[i], det.rank[j]):
             return False

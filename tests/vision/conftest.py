@@ -12,7 +12,7 @@ if str(ROOT) not in sys.path:
 from assistant.cards import CLAIMABLE, SUITS  # noqa: E402
 from vision.art import INDEX_RULE  # noqa: E402
 from vision.reader import (LONE_FLOOR, PAIR_DOUBT, PAIR_MIN_SAME, PAIR_MIN_SUIT, PAIR_SURE,  # noqa: E402
-                           RANK_CONFIDENCE, CardReader)
+                           RANK_CONFIDENCE, SOFT_SUIT_MOST, CardReader)
 
 CODES = [r.value + s for r in CLAIMABLE for s in SUITS]
 
@@ -24,7 +24,7 @@ def merging_reader(**settings) -> CardReader:
     r = CardReader.__new__(CardReader)
     r.gate, r.pair = None, None
     r.rank_confidence, r.pair_min_same, r.pair_min_suit = RANK_CONFIDENCE, PAIR_MIN_SAME, PAIR_MIN_SUIT
-    r.lone_floor, r.pair_doubt, r.pair_sure = LONE_FLOOR, PAIR_DOUBT, PAIR_SURE
+    r.lone_floor, r.pair_doubt, r.pair_sure, r.soft_suit_most = LONE_FLOOR, PAIR_DOUBT, PAIR_SURE, SOFT_SUIT_MOST
     for name, value in settings.items():
         setattr(r, name, value)
     return r
