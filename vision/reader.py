@@ -68,7 +68,8 @@ SUIT_CONFIDENCE = 0.6
 #: cost on 43,000 fresh synthetic scenes (98% paired interval -248 to -54). The reveals alone cost 40 more (+7 to
 #: +73): of the 71 reveals it newly reads wrong, 42 are two cards of one rank read as one, which the app does not
 #: act on alone (the count differs from the play); of the readings it would act on (answered, as many cards as
-#: played), 134 of 8,000 reveals are wrong against 123 with the hard rule.
+#: played), 134 of 8,000 reveals are wrong against 123 with the hard rule. ``SOFT_SUIT_MOST`` keeps the hard rule
+#: where the reveals need it.
 #: Earlier looks: 0.3 and 0.1 within chance on 4,300 scenes (twenty-eighth session), 0.1 -45 (-90 to +1) on 17,200
 #: (twenty-ninth; models/HISTORY.md).
 PAIR_MIN_SUIT: float | None = 0.1
