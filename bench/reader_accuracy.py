@@ -111,7 +111,8 @@ def main(argv=None) -> int:
     ap.add_argument("--rank-confidence", type=float, default=RANK_CONFIDENCE,
                     help=f"the rank probability under which a card is unsure (default: the reader's, {RANK_CONFIDENCE})")
     ap.add_argument("--veto", type=float, default=NOT_AN_INDEX_VETO,
-                    help=f"the NONE probability at which the classifier vetoes a box (default: the reader's, {NOT_AN_INDEX_VETO})")
+                    help="the NONE probability at which the classifier vetoes a box "
+                         f"(default: the reader's, {NOT_AN_INDEX_VETO})")
     ap.add_argument("--pair-min-suit", type=bar_or_none, default=PAIR_MIN_SUIT,
                     help="the same-suit probability two indices need to pair, or \"none\" for the hard suit rule "
                          "(default: the reader's)")

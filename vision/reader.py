@@ -635,9 +635,8 @@ class CardReader:
 
     def _other_suits(self, det: Detections, i: int, j: int) -> bool:
         """Whether indices ``i`` and ``j`` show different suits, and so cannot be one card's two corners."""
-        shown = sum(1 for r in det.rank if r == det.rank[i])
         if (self.pair_min_suit is None or det.suit_probs is None
-                or (self.soft_suit_most is not None and shown > self.soft_suit_most)):
+                or (self.soft_suit_most is not None and det.rank.count(det.rank[i]) > self.soft_suit_most)):
             return bool(det.suit[i] and det.suit[j] and det.suit[i] != det.suit[j])
         if Rank.JOKER in (det.rank[i], det.rank[j]):
             return False

@@ -35,7 +35,8 @@ def evidence(scene_dirs: list[Path], models: Path, split: str = "val", limit: in
              settings: dict | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The gate's features and labels (read right or not) of every scene with an index, over ``scene_dirs``;
     ``settings`` the reader's settings to read with where they are not its own, by attribute name (``veto``,
-    ``pair_min_suit``, ``soft_suit_most``, ``pair_sure``, ``det_threshold``): a gate is fitted to the reader as it will run."""
+    ``pair_min_suit``, ``soft_suit_most``, ``pair_sure``, ``det_threshold``): a gate is fitted to the reader as it
+    will run."""
     from vision.reader import CardReader, load_image
 
     reader = CardReader(models / "index-det.onnx", models / "index-cls.onnx", pair_model=models / "index-pair.onnx",
@@ -77,11 +78,13 @@ def main(argv=None) -> int:
                     help="fit to a reader making the pairs the pair model is this sure of first, or \"none\"")
     ap.add_argument("--soft-suit-most", type=int, default=argparse.SUPPRESS,
                     help="fit to a reader keeping the soft suit rule to ranks shown on at most this many indices")
-    ap.add_argument("--veto", type=float, default=argparse.SUPPRESS, help="fit to a reader whose classifier vetoes a box at this NONE probability")
-    ap.add_argument("--det-threshold", type=float, default=argparse.SUPPRESS, help="fit to a reader keeping index boxes from this detector score")
+    ap.add_argument("--veto", type=float, default=argparse.SUPPRESS,
+                    help="fit to a reader whose classifier vetoes a box at this NONE probability")
+    ap.add_argument("--det-threshold", type=float, default=argparse.SUPPRESS,
+                    help="fit to a reader keeping index boxes from this detector score")
     a = ap.parse_args(argv)
-    settings = {name: getattr(a, name) for name in ("pair_min_suit", "soft_suit_most", "pair_sure", "veto", "det_threshold")
-                if hasattr(a, name)}  # only the settings given: the rest stay the reader's
+    given = ("pair_min_suit", "soft_suit_most", "pair_sure", "veto", "det_threshold")
+    settings = {name: getattr(a, name) for name in given if hasattr(a, name)}  # the rest stay the reader's
     x, right = evidence(a.scenes, a.models, a.split, a.limit, settings)
     fitted = gate.fit(x, right, a.penalty)
     notes = {"scenes": ",".join(p.name for p in a.scenes), "readings": str(len(right)),
