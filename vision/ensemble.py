@@ -7,13 +7,16 @@ keeps one thread pool: two sessions take turns on the two cores and each one's i
 while the other runs, which cost more than the second model's arithmetic in a first try.
 
     python -m vision.ensemble --out OUT.onnx MEMBER.onnx MEMBER.onnx ...   (training venv: needs onnx)
+    python -m vision.ensemble --weights 1,1,2 --out OUT.onnx A.onnx B.onnx C.onnx   (a weighted mean)
     python -m vision.ensemble --member K --out MEMBER.onnx ENSEMBLE.onnx     (take member K out again)
 
 Every member must read the same input (same name, shape and class names) and give softmax
 probabilities over the same classes; the file keeps the first member's metadata and records its
 members in ``ensemble``. Each member stays whole inside it (its tensors prefixed ``m0/``, ``m1/``, ...),
 so a later session on a new machine, with no training runs, takes a member out and trains it further
-(``vision.train_cls --init MEMBER.onnx``).
+(``vision.train_cls --init MEMBER.onnx``). ``--weights`` counts a member more than the others (recorded in
+``weights``) at one copy's cost: the thirty-first session found the newest member reads better than the two older
+ones, and a member given twice would be run twice.
 """
 
 from __future__ import annotations
@@ -48,13 +51,19 @@ def _load(path: Path):
         raise SystemExit(f"{path}: not a readable ONNX model ({type(e).__name__}: {e})") from None
 
 
-def join(members: list[Path], out: Path) -> None:
-    """Write to ``out`` one model whose output is the mean of the ``members``' outputs."""
+def join(members: list[Path], out: Path, weights: list[float] | None = None) -> None:
+    """Write to ``out`` one model whose output is the mean of the ``members``' outputs, weighted by ``weights``
+    (one per member, any positive scale; equal when None)."""
     import onnx
     from onnx import compose, helper
 
     if len(members) < 2:
         raise SystemExit("an ensemble needs at least two member models")
+    if weights is None:
+        weights = [1.0] * len(members)
+    if len(weights) != len(members) or not all(w > 0 for w in weights):
+        raise SystemExit(f"--weights needs one positive number per member ({len(members)}), not {weights}")
+    shares = [w / sum(weights) for w in weights]
     models = [_load(p) for p in members]
     first = models[0]
     names = _metadata(first).get("names")
@@ -75,13 +84,22 @@ def join(members: list[Path], out: Path) -> None:
         inits += graph.initializer
         infos += graph.value_info
         outs.append(graph.output[0].name)
-    nodes.append(helper.make_node("Sum", outs, ["ensemble_sum"], name="ensemble/Sum"))
-    scale = helper.make_tensor("ensemble_scale", onnx.TensorProto.FLOAT, [], [1.0 / len(models)])
-    nodes.append(helper.make_node("Mul", ["ensemble_sum", "ensemble_scale"], [out0.name], name="ensemble/Mean"))
-    graph = helper.make_graph(nodes, "ensemble", [in0], [out0], initializer=inits + [scale], value_info=infos)
+    if len(set(shares)) == 1:
+        nodes.append(helper.make_node("Sum", outs, ["ensemble_sum"], name="ensemble/Sum"))
+        scales = [helper.make_tensor("ensemble_scale", onnx.TensorProto.FLOAT, [], [shares[0]])]
+        nodes.append(helper.make_node("Mul", ["ensemble_sum", "ensemble_scale"], [out0.name], name="ensemble/Mean"))
+    else:
+        scales = [helper.make_tensor(f"ensemble_share{k}", onnx.TensorProto.FLOAT, [], [w]) for k, w in enumerate(shares)]
+        for k, o in enumerate(outs):
+            nodes.append(helper.make_node("Mul", [o, f"ensemble_share{k}"], [f"ensemble_part{k}"], name=f"ensemble/Share{k}"))
+        nodes.append(helper.make_node("Sum", [f"ensemble_part{k}" for k in range(len(outs))], [out0.name],
+                                      name="ensemble/Mean"))
+    graph = helper.make_graph(nodes, "ensemble", [in0], [out0], initializer=inits + scales, value_info=infos)
     joined = helper.make_model(graph, opset_imports=first.opset_import, ir_version=first.ir_version)
     meta = _metadata(first)
     meta["ensemble"] = ", ".join(p.name for p in members)
+    if len(set(shares)) > 1:
+        meta["weights"] = ", ".join(f"{w:g}" for w in shares)
     meta["description"] = _description_prefix(len(models)) + meta.get("description", "")
     onnx.helper.set_model_props(joined, meta)
     onnx.checker.check_model(joined)
@@ -125,6 +143,7 @@ def take_member(path: Path, k: int, out: Path) -> None:
                                value_info=infos)
     taken = helper.make_model(single, opset_imports=model.opset_import, ir_version=model.ir_version)
     del meta["ensemble"]
+    meta.pop("weights", None)
     meta["description"] = meta.get("description", "").removeprefix(_description_prefix(len(names)))
     helper.set_model_props(taken, meta)
     onnx.checker.check_model(taken)
@@ -132,11 +151,20 @@ def take_member(path: Path, k: int, out: Path) -> None:
     onnx.save(taken, str(out))
 
 
+def _weights(text: str) -> list[float]:
+    """``--weights``: a comma list of numbers (checked against the members by :func:`join`)."""
+    try:
+        return [float(v) for v in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a comma list of numbers: {text!r}") from None
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("members", type=Path, nargs="+", help="the classifiers to average (ONNX, same classes)")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--member", type=int, help="take this member (0, 1, ...) out of the one ensemble given")
+    ap.add_argument("--weights", type=_weights, help="comma list, one per member: a weighted mean (default: equal)")
     a = ap.parse_args(argv)
     missing = [str(p) for p in a.members if not p.exists()]
     if missing:
@@ -147,8 +175,9 @@ def main(argv=None) -> int:
         take_member(a.members[0], a.member, a.out)
         print(f"wrote {a.out}: member {a.member} of {a.members[0]}")
         return 0
-    join(a.members, a.out)
-    print(f"wrote {a.out} ({a.out.stat().st_size / 1e6:.1f} MB): the mean of {len(a.members)} classifiers")
+    join(a.members, a.out, a.weights)
+    how = "" if a.weights is None else f" weighted {','.join(f'{w:g}' for w in a.weights)}"
+    print(f"wrote {a.out} ({a.out.stat().st_size / 1e6:.1f} MB): the mean of {len(a.members)} classifiers{how}")
     return 0
 
 

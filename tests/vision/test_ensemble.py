@@ -50,6 +50,29 @@ def test_the_joined_model_reads_the_mean_of_its_members(tmp_path):
     assert meta["ensemble"] == "m0.onnx, m1.onnx, m2.onnx"
 
 
+def test_weights_make_a_weighted_mean_at_one_copy_of_each_member(tmp_path):
+    """A member counted twice (--weights 1,1,2) reads as the four-member mean with it given twice, and each member
+    is still taken out as it was."""
+    members = [_classifier(tmp_path / f"m{k}.onnx", k) for k in range(3)]
+    join(members, tmp_path / "w.onnx", [1, 1, 2])
+    join(members + [members[2]], tmp_path / "twice.onnx")
+    x = np.random.default_rng(5).random((6, 3, 8, 8), np.float32)
+    runs = [_run(m, x) for m in members]
+    got = _run(tmp_path / "w.onnx", x)
+    assert np.allclose(got, (runs[0] + runs[1] + 2 * runs[2]) / 4, atol=1e-6)
+    assert np.allclose(got, _run(tmp_path / "twice.onnx", x), atol=1e-6)
+    assert not np.allclose(got, np.mean(runs, axis=0), atol=1e-3)  # the weights did something
+    meta = {p.key: p.value for p in onnx.load(str(tmp_path / "w.onnx")).metadata_props}
+    assert meta["weights"] == "0.25, 0.25, 0.5" and meta["ensemble"] == "m0.onnx, m1.onnx, m2.onnx"
+    take_member(tmp_path / "w.onnx", 2, tmp_path / "taken.onnx")
+    assert np.array_equal(_run(tmp_path / "taken.onnx", x), runs[2])
+    assert "weights" not in {p.key for p in onnx.load(str(tmp_path / "taken.onnx")).metadata_props}
+    for bad in ([1, 2], [1, 0, 1], [1, -1, 2]):
+        with pytest.raises(SystemExit, match="one positive number per member"):
+            join(members, tmp_path / "bad.onnx", bad)
+    assert not (tmp_path / "bad.onnx").exists()
+
+
 def test_members_with_other_classes_are_refused(tmp_path):
     a = _classifier(tmp_path / "a.onnx", 0)
     b = _classifier(tmp_path / "b.onnx", 1, names={0: "AS", 1: "QH", 2: "NONE"})
