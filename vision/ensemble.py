@@ -22,6 +22,7 @@ ones, and a member given twice would be run twice.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 
@@ -61,7 +62,7 @@ def join(members: list[Path], out: Path, weights: list[float] | None = None) -> 
         raise SystemExit("an ensemble needs at least two member models")
     if weights is None:
         weights = [1.0] * len(members)
-    if len(weights) != len(members) or not all(w > 0 for w in weights):
+    if len(weights) != len(members) or not all(math.isfinite(w) and w > 0 for w in weights):
         raise SystemExit(f"--weights needs one positive number per member ({len(members)}), not {weights}")
     shares = [w / sum(weights) for w in weights]
     models = [_load(p) for p in members]
@@ -89,9 +90,11 @@ def join(members: list[Path], out: Path, weights: list[float] | None = None) -> 
         scales = [helper.make_tensor("ensemble_scale", onnx.TensorProto.FLOAT, [], [shares[0]])]
         nodes.append(helper.make_node("Mul", ["ensemble_sum", "ensemble_scale"], [out0.name], name="ensemble/Mean"))
     else:
-        scales = [helper.make_tensor(f"ensemble_share{k}", onnx.TensorProto.FLOAT, [], [w]) for k, w in enumerate(shares)]
+        scales = [helper.make_tensor(f"ensemble_share{k}", onnx.TensorProto.FLOAT, [], [w])
+                  for k, w in enumerate(shares)]
         for k, o in enumerate(outs):
-            nodes.append(helper.make_node("Mul", [o, f"ensemble_share{k}"], [f"ensemble_part{k}"], name=f"ensemble/Share{k}"))
+            nodes.append(helper.make_node("Mul", [o, f"ensemble_share{k}"], [f"ensemble_part{k}"],
+                                          name=f"ensemble/Share{k}"))
         nodes.append(helper.make_node("Sum", [f"ensemble_part{k}" for k in range(len(outs))], [out0.name],
                                       name="ensemble/Mean"))
     graph = helper.make_graph(nodes, "ensemble", [in0], [out0], initializer=inits + scales, value_info=infos)
@@ -170,6 +173,8 @@ def main(argv=None) -> int:
     if missing:
         raise SystemExit("no such model: " + ", ".join(missing))
     if a.member is not None:
+        if a.weights is not None:
+            raise SystemExit("--weights is for joining members, not for taking one out")
         if len(a.members) != 1:
             raise SystemExit("--member takes a member out of one ensemble file: give exactly one")
         take_member(a.members[0], a.member, a.out)

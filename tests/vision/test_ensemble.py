@@ -10,7 +10,7 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from vision.ensemble import join, members_of, take_member
+from vision.ensemble import join, main, members_of, take_member
 from vision.reader import CLS_MODEL
 
 NAMES = {0: "AS", 1: "KH", 2: "NONE"}
@@ -67,9 +67,11 @@ def test_weights_make_a_weighted_mean_at_one_copy_of_each_member(tmp_path):
     take_member(tmp_path / "w.onnx", 2, tmp_path / "taken.onnx")
     assert np.array_equal(_run(tmp_path / "taken.onnx", x), runs[2])
     assert "weights" not in {p.key for p in onnx.load(str(tmp_path / "taken.onnx")).metadata_props}
-    for bad in ([1, 2], [1, 0, 1], [1, -1, 2]):
+    for bad in ([1, 2], [1, 0, 1], [1, -1, 2], [1, 1, float("inf")]):
         with pytest.raises(SystemExit, match="one positive number per member"):
             join(members, tmp_path / "bad.onnx", bad)
+    with pytest.raises(SystemExit, match="--weights is for joining"):
+        main(["--member", "0", "--weights", "1,2", "--out", str(tmp_path / "bad.onnx"), str(tmp_path / "w.onnx")])
     assert not (tmp_path / "bad.onnx").exists()
 
 
