@@ -58,7 +58,7 @@ def main(argv=None) -> int:
                          "(default: the reader's)")
     ap.add_argument("--soft-suit-most", type=int, default=SOFT_SUIT_MOST,
                     help="the soft suit rule only where the pair's rank shows on at most this many indices "
-                         "(default: the reader's, everywhere)")
+                         f"(default: the reader's, {SOFT_SUIT_MOST})")
     ap.add_argument("--outcomes", type=Path, help="append each scene's outcome (right, abstained, confidently wrong) "
                     "and the gate's features, as JSON lines, for bench/compare_readers.py; one setting of each option "
                     "only")

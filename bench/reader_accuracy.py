@@ -118,7 +118,7 @@ def main(argv=None) -> int:
                          "(default: the reader's)")
     ap.add_argument("--soft-suit-most", type=int, default=SOFT_SUIT_MOST,
                     help="the soft suit rule only where the pair's rank shows on at most this many indices "
-                         "(default: the reader's, everywhere)")
+                         f"(default: the reader's, {SOFT_SUIT_MOST})")
     ap.add_argument("--det-threshold", type=float, default=DET_THRESHOLD,
                     help=f"the detector score an index box needs to be kept (default: the reader's, {DET_THRESHOLD})")
     a = ap.parse_args(argv)

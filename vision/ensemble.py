@@ -65,6 +65,7 @@ def join(members: list[Path], out: Path, weights: list[float] | None = None) -> 
     if len(weights) != len(members) or not all(math.isfinite(w) and w > 0 for w in weights):
         raise SystemExit(f"--weights needs one positive number per member ({len(members)}), not {weights}")
     shares = [w / sum(weights) for w in weights]
+    weighted = len(set(shares)) > 1  # equal shares keep the plain mean's graph, as the shipped file was joined
     models = [_load(p) for p in members]
     first = models[0]
     names = _metadata(first).get("names")
@@ -85,7 +86,7 @@ def join(members: list[Path], out: Path, weights: list[float] | None = None) -> 
         inits += graph.initializer
         infos += graph.value_info
         outs.append(graph.output[0].name)
-    if len(set(shares)) == 1:
+    if not weighted:
         nodes.append(helper.make_node("Sum", outs, ["ensemble_sum"], name="ensemble/Sum"))
         scales = [helper.make_tensor("ensemble_scale", onnx.TensorProto.FLOAT, [], [shares[0]])]
         nodes.append(helper.make_node("Mul", ["ensemble_sum", "ensemble_scale"], [out0.name], name="ensemble/Mean"))
@@ -101,7 +102,7 @@ def join(members: list[Path], out: Path, weights: list[float] | None = None) -> 
     joined = helper.make_model(graph, opset_imports=first.opset_import, ir_version=first.ir_version)
     meta = _metadata(first)
     meta["ensemble"] = ", ".join(p.name for p in members)
-    if len(set(shares)) > 1:
+    if weighted:
         meta["weights"] = ", ".join(f"{w:g}" for w in shares)
     meta["description"] = _description_prefix(len(models)) + meta.get("description", "")
     onnx.helper.set_model_props(joined, meta)
