@@ -16,7 +16,8 @@ members in ``ensemble``. Each member stays whole inside it (its tensors prefixed
 so a later session on a new machine, with no training runs, takes a member out and trains it further
 (``vision.train_cls --init MEMBER.onnx``). ``--weights`` counts a member more than the others (recorded in
 ``weights``) at one copy's cost: the thirty-first session found the newest member reads better than the two older
-ones, and a member given twice would be run twice.
+ones, and a member given twice would be run twice. The shipped file counts its newest member twice (``--weights
+1,1,2``, thirty-second session), so a member trained further goes back in with the same weights.
 """
 
 from __future__ import annotations
