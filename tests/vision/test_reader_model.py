@@ -140,8 +140,8 @@ def test_the_wider_look_maps_its_boxes_back_onto_the_frame(reader):
 @pytest.mark.skipif(not (REALDEV / "labels.jsonl").exists(), reason="../shared/realdev is not beside the repository")
 def test_a_card_filling_the_frame_is_read_on_the_wider_look(reader):
     """A phone photo of one card close up (realdev's am_0192, a joker with the word across its corner): read as
-    a video frame (no wider look) the reader finds no index; read as a photo, shrunk, it finds the card and
-    reads it as the joker it is, and the gate, which has seen few such readings come out right, holds it back.
+    a video frame (no wider look) the reader finds no index; read as a photo, shrunk, it finds the card, reads
+    it as the joker it is and answers (the gate held it back until the thirty-second session's classifier).
     (am_0190 and am_0203 served here until the detectors of the twenty-second and twenty-fourth sessions found
     their indices on the first look, and am_0164 until the twenty-sixth session's classifier member, taught
     print on the table as no index, vetoed its corner on the second.)"""
@@ -149,8 +149,7 @@ def test_a_card_filling_the_frame_is_read_on_the_wider_look(reader):
     frame = reader.read(photo, video=True)
     assert frame.count == 0 and frame.abstain and frame.reasons == ["no card index found"]
     det = reader.read(photo)
-    assert [r.value for r in det.rank] == ["JOKER"] and det.abstain
-    assert det.reasons[0].startswith("the reading is more likely wrong than right")
+    assert [r.value for r in det.rank] == ["JOKER"] and det.count == 1 and not det.abstain
 
 
 def test_a_pip_beside_an_index_is_not_a_second_card(reader):
