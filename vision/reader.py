@@ -3,7 +3,7 @@
 Four small ONNX models trained by the project (see ``models/README.md``) run in onnxruntime on the CPU:
 
 1. ``index-det.onnx`` finds every printed corner index (rank + suit pip) in the frame;
-2. ``index-cls.onnx`` (three classifiers in one file, their probabilities averaged: ``vision.ensemble``)
+2. ``index-cls.onnx`` (four classifiers in one file, their probabilities averaged, weighted: ``vision.ensemble``)
    reads a square crop around each index as one of 54 classes (52 rank+suit codes,
    ``JOKER``, and ``NONE`` for a box that is no index, which vetoes it); an unsure crop is read again
    at its other quarter turns;

@@ -110,9 +110,10 @@ def test_a_member_taken_out_reads_as_it_did_before_the_join(tmp_path):
     assert not (tmp_path / "x.onnx").exists()
 
 
-def test_the_shipped_classifier_is_the_mean_of_three_schedules():
-    """The model card's claim about the shipped file: three members, averaged softmaxes."""
+def test_the_shipped_classifier_is_the_weighted_mean_of_four_schedules():
+    """The model card's claim about the shipped file: four members, the newest with half the vote, averaged softmaxes."""
     meta = ort.InferenceSession(str(CLS_MODEL), providers=["CPUExecutionProvider"]).get_modelmeta().custom_metadata_map
-    assert len(meta["ensemble"].split(", ")) == 3
+    assert len(meta["ensemble"].split(", ")) == 4
+    assert [round(float(w), 3) for w in meta["weights"].split(", ")] == [0.167, 0.167, 0.167, 0.5]
     x = np.random.default_rng(0).random((4, 3, 64, 64), np.float32)
     assert np.allclose(_run(CLS_MODEL, x).sum(1), 1, atol=1e-4)
