@@ -16,8 +16,8 @@ members in ``ensemble``. Each member stays whole inside it (its tensors prefixed
 so a later session on a new machine, with no training runs, takes a member out and trains it further
 (``vision.train_cls --init MEMBER.onnx``). ``--weights`` counts a member more than the others (recorded in
 ``weights``) at one copy's cost: the thirty-first session found the newest member reads better than the two older
-ones, and a member given twice would be run twice. The shipped file counts its newest member twice (``--weights
-1,1,2``, thirty-second session), so a member trained further goes back in with the same weights.
+ones, and a member given twice would be run twice. The shipped file's shares are in its metadata (``weights``;
+1,1,1,3 since the thirty-third session), so a member trained further goes back in with the same weights.
 """
 
 from __future__ import annotations
@@ -66,7 +66,6 @@ def join(members: list[Path], out: Path, weights: list[float] | None = None) -> 
     if len(weights) != len(members) or not all(math.isfinite(w) and w > 0 for w in weights):
         raise SystemExit(f"--weights needs one positive number per member ({len(members)}), not {weights}")
     shares = [w / sum(weights) for w in weights]
-    weighted = len(set(shares)) > 1  # equal shares keep the plain mean's graph, as the shipped file was joined
     models = [_load(p) for p in members]
     first = models[0]
     names = _metadata(first).get("names")
@@ -87,23 +86,17 @@ def join(members: list[Path], out: Path, weights: list[float] | None = None) -> 
         inits += graph.initializer
         infos += graph.value_info
         outs.append(graph.output[0].name)
-    if not weighted:
-        nodes.append(helper.make_node("Sum", outs, ["ensemble_sum"], name="ensemble/Sum"))
-        scales = [helper.make_tensor("ensemble_scale", onnx.TensorProto.FLOAT, [], [shares[0]])]
-        nodes.append(helper.make_node("Mul", ["ensemble_sum", "ensemble_scale"], [out0.name], name="ensemble/Mean"))
-    else:
-        scales = [helper.make_tensor(f"ensemble_share{k}", onnx.TensorProto.FLOAT, [], [w])
-                  for k, w in enumerate(shares)]
-        for k, o in enumerate(outs):
-            nodes.append(helper.make_node("Mul", [o, f"ensemble_share{k}"], [f"ensemble_part{k}"],
-                                          name=f"ensemble/Share{k}"))
-        nodes.append(helper.make_node("Sum", [f"ensemble_part{k}" for k in range(len(outs))], [out0.name],
-                                      name="ensemble/Mean"))
+    scales = [helper.make_tensor(f"ensemble_share{k}", onnx.TensorProto.FLOAT, [], [w]) for k, w in enumerate(shares)]
+    for k, o in enumerate(outs):
+        nodes.append(helper.make_node("Mul", [o, f"ensemble_share{k}"], [f"ensemble_part{k}"],
+                                      name=f"ensemble/Share{k}"))
+    nodes.append(helper.make_node("Sum", [f"ensemble_part{k}" for k in range(len(outs))], [out0.name],
+                                  name="ensemble/Mean"))
     graph = helper.make_graph(nodes, "ensemble", [in0], [out0], initializer=inits + scales, value_info=infos)
     joined = helper.make_model(graph, opset_imports=first.opset_import, ir_version=first.ir_version)
     meta = _metadata(first)
     meta["ensemble"] = ", ".join(p.name for p in members)
-    if weighted:
+    if len(set(shares)) > 1:  # an equal mean records no weights, as before --weights existed
         meta["weights"] = ", ".join(f"{w:g}" for w in shares)
     meta["description"] = _description_prefix(len(models)) + meta.get("description", "")
     onnx.helper.set_model_props(joined, meta)
