@@ -115,10 +115,10 @@ def bar_or_none(text: str) -> float | None:
 
 
 #: Two detected boxes are the same index when this share of the smaller lies inside the other; the
-#: lower-scoring one is dropped (1.0: never). It was 0.4, set before the classifier could veto a box as no
-#: index; with the veto and the gate, 0.55 read fresh synthetic draws cheaper in every family and realdev no
-#: worse (thirty-fourth session, models/HISTORY.md), while 0.3 read them worse: a box partly inside another is
-#: now more often a second index of overlapping cards than the same index found twice.
+#: lower-scoring one is dropped (1.0: never). It was 0.4, set in the first sessions with the first detector
+#: and one classifier; with today's detector, classifier mean and gate, 0.55 read fresh synthetic draws cheaper
+#: in every family and realdev no worse, and 0.3 read them worse (thirty-fourth session, models/HISTORY.md).
+#: Why is not measured: where cards overlap, a box partly inside another may be the next card's index.
 INSIDE = 0.55
 #: A weak box (detector score under ``ECHO_WEAK``) whose centre lies within ``ECHO_REACH`` index sizes of a
 #: sure box (``ECHO_SURE`` or more) read as the same rank is that index found a second time, and is dropped

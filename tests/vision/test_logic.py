@@ -297,6 +297,19 @@ def test_a_box_inside_a_better_one_is_the_same_index_found_twice():
     assert _not_inside(np.array([rank_only, whole], np.float32), np.array([0.3, 0.6]), 1.01).all()
 
 
+def test_at_the_shipped_share_two_boxes_half_inside_each_other_are_both_kept():
+    """Where cards overlap, two indices' boxes can share half of the smaller one's area; since the thirty-fourth
+    session (``INSIDE`` 0.55, was 0.4) both stay, while a rank found again wholly inside its index still goes."""
+    from vision.reader import INSIDE, _not_inside
+
+    upper = [100, 100, 124, 150]
+    lower = [100, 125, 124, 175]  # half of it inside the upper box
+    rank_only = [102, 102, 122, 122]
+    assert _not_inside(np.array([upper, lower], np.float32), np.array([0.6, 0.4]), INSIDE).all()
+    assert not _not_inside(np.array([upper, lower], np.float32), np.array([0.6, 0.4]), 0.4).all()
+    assert _not_inside(np.array([rank_only, upper], np.float32), np.array([0.3, 0.6]), INSIDE).tolist() == [False, True]
+
+
 def test_a_worse_box_grown_around_an_index_is_the_same_index_found_twice():
     """A real photo's index is often found a second time by a larger, weaker box around it; kept, it
     would be a card of its own (edje_0031: one 10 read as two)."""
