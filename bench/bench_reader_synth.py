@@ -29,8 +29,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from vision.reader import (CLS_MODEL, DET_MODEL, GATE_MODEL, INSIDE, PAIR_MIN_SUIT, PAIR_MODEL, SOFT_SUIT_MOST,  # noqa: E402
-                          CardReader, bar_or_none, box_iou, load_image)
+from vision.reader import (CLS_MODEL, DET_MODEL, GATE_MODEL, INSIDE, NOT_AN_INDEX_VETO,  # noqa: E402
+                          PAIR_MIN_SUIT, PAIR_MODEL, SOFT_SUIT_MOST, CardReader, bar_or_none, box_iou, load_image)
 from vision.train_gate import truth_of  # noqa: E402
 
 
@@ -41,7 +41,7 @@ def main(argv=None) -> int:
     ap.add_argument("--thresholds", default="0.1,0.15,0.2,0.25,0.3,0.35,0.45")
     ap.add_argument("--limit", type=int, default=200)
     ap.add_argument("--inside", default=str(INSIDE), help="comma list: drop a box this much inside a better one (1.0: never)")
-    ap.add_argument("--vetoes", default="0.5", help="comma list of NONE probabilities at which a box is vetoed")
+    ap.add_argument("--vetoes", default=str(NOT_AN_INDEX_VETO), help="comma list of NONE probabilities at which a box is vetoed")
     ap.add_argument("--det-model", type=Path, default=DET_MODEL, help="another detector to compare (default: the shipped one)")
     ap.add_argument("--cls-model", type=Path, default=CLS_MODEL, help="another classifier to compare (default: the shipped one)")
     ap.add_argument("--rank-confidences", default="", help="comma list of rank probabilities under which a card is unsure")
