@@ -59,8 +59,8 @@ def main(argv=None) -> int:
     ap.add_argument("--soft-suit-most", type=int, default=SOFT_SUIT_MOST,
                     help="the soft suit rule only where the pair's rank shows on at most this many indices "
                          f"(default: the reader's, {SOFT_SUIT_MOST})")
-    ap.add_argument("--outcomes", type=Path, help="append each scene's outcome (right, abstained, confidently wrong) "
-                    "and the gate's features, as JSON lines, for bench/compare_readers.py; one setting of each option "
+    ap.add_argument("--outcomes", type=Path, help="append each scene's outcome (right, abstained, confidently wrong), "
+                    "the ranks read and the true ones (how it went wrong), and the gate's features, as JSON lines, for bench/compare_readers.py; one setting of each option "
                     "only")
     ap.add_argument("--wider-look", action="store_true",
                     help="read the scenes as photos: the wider look where the first keeps no index (one threshold)")
@@ -139,7 +139,8 @@ def table(a, reader: CardReader, cache: list) -> None:
             cfp += sum(pred.values()) - t
             cfn += sum(truth.values()) - t
             outcome = {"set": a.data.name, "scene": meta["stem"], "exact": pred == truth, "abstain": cards.abstain,
-                       "wrong": pred != truth and not cards.abstain}
+                       "wrong": pred != truth and not cards.abstain,
+                       "read": dict(pred), "truth": dict(truth)}
             if cards.evidence is not None:
                 outcome["evidence"] = [round(float(v), 6) for v in cards.evidence]
             exact += int(outcome["exact"])

@@ -100,6 +100,21 @@ def test_outcomes_keep_the_gates_features_of_each_read_scene(two_scenes, tmp_pat
     assert all(len(r["evidence"]) == len(gate.FEATURES) for r in rows)
 
 
+def test_outcomes_say_which_ranks_were_read_and_which_were_there(two_scenes, tmp_path):
+    """Whether a reader misses cards, adds them or misreads ranks is read off the outcome lines: each carries the
+    ranks read and the labelled ones as counts, and is exact exactly when the two agree."""
+    from vision.train_gate import truth_of
+
+    bench = _load("bench_reader_synth")
+    out = tmp_path / "o.jsonl"
+    bench.main(["--data", str(two_scenes), "--thresholds", "0.1", "--outcomes", str(out)])
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    metas = sorted((two_scenes / "meta" / "val").glob("*.json"))
+    assert [r["truth"] for r in rows] == [dict(truth_of(json.loads(m.read_text()))) for m in metas]
+    assert all(r["exact"] == (r["read"] == r["truth"]) for r in rows)
+    assert any(r["read"] for r in rows)
+
+
 def test_a_higher_level_widens_the_interval_around_the_same_difference(tmp_path, capsys):
     """A later look at a candidate asks for a wider interval: the same resamples, cut further out, and the level
     is said in the report."""
