@@ -9,7 +9,7 @@ import pytest
 
 from assistant.cards import Rank
 from vision.reader import (ECHO_REACH, ECHO_SURE, ECHO_WEAK, LONE_FLOOR, PAIR_DOUBT, PAIR_SURE, CardReader, Detections,
-                           ImageError, Stabiliser, _echoes, load_image)
+                           ImageError, Stabiliser, _echoes, load_image, square_crop)
 
 from .conftest import merging_reader
 
@@ -390,3 +390,39 @@ def test_an_unsure_crop_is_read_again_at_its_other_quarter_turns():
     fake.calls.clear()
     reader._class_probs(x)
     assert fake.calls == [2]
+
+
+class _InkCounter:
+    """A classifier stand-in that reads a crop as an ace with the share of dark pixels in it as its probability and as
+    a two otherwise, so that how wide a crop was cut shows in its reading."""
+
+    def __init__(self, names: dict[int, str]):
+        self.n, self.ace, self.two = len(names), *(k for name in ("AS", "2S") for k, v in names.items() if v == name)
+
+    def run(self, _outputs, feed):
+        (x,) = feed.values()
+        p = np.zeros((len(x), self.n), np.float32)
+        p[:, self.ace] = (x.mean(1) < 0.5).mean((1, 2))
+        p[:, self.two] = 1 - p[:, self.ace]
+        return [p]
+
+
+def test_an_index_is_read_as_the_mean_of_its_cuts_at_every_padding():
+    """Each index box is cut at every padding of ``crop_pads`` and the classifier's readings of the cuts averaged (three
+    cuts read fresh synthetic draws cheaper than one): a wider cut, holding more table, weighs in beside the narrower
+    ones, and with one padding the reading is that cut's alone."""
+    reader = CardReader()
+    reader.cls, reader.second_look = _InkCounter(reader.cls_names), 0.0
+    img = np.full((200, 200, 3), 255, np.uint8)
+    img[80:120, 80:120] = 0  # a dark square index, boxed exactly
+    det = Detections("index", np.array([[80, 80, 120, 120]], np.float32), np.ones(1, np.float32), [None], [None],
+                     np.zeros((1, len(Rank)), np.float32), np.full(1, -1))
+    ace = list(Rank).index(Rank.ACE)
+    pads = (0.05, 0.25, 0.45)
+    # the dark square's share of each cut, as the classifier sees it
+    share = {pad: float((square_crop(img, det.xyxy[0], pad=pad, size=reader.cls_size) < 128).all(2).mean()) for pad in pads}
+    assert share[0.05] - share[0.25] > 0.1 and share[0.25] - share[0.45] > 0.1  # the mean is none of the cuts
+    reader.crop_pads = (0.25,)
+    assert reader.classify(img, det).rank_probs[0, ace] == pytest.approx(share[0.25], abs=1e-3)
+    reader.crop_pads = pads
+    assert reader.classify(img, det).rank_probs[0, ace] == pytest.approx(np.mean(list(share.values())), abs=1e-3)
