@@ -60,8 +60,8 @@ def main(argv=None) -> int:
                     help="the soft suit rule only where the pair's rank shows on at most this many indices "
                          f"(default: the reader's, {SOFT_SUIT_MOST})")
     ap.add_argument("--outcomes", type=Path, help="append each scene's outcome (right, abstained, confidently wrong), "
-                    "the ranks read and the true ones (how it went wrong), and the gate's features, as JSON lines, for bench/compare_readers.py; one setting of each option "
-                    "only")
+                    "the ranks read and the true ones (how it went wrong), and the gate's features, as JSON lines, "
+                    "for bench/compare_readers.py; one setting of each option only")
     ap.add_argument("--wider-look", action="store_true",
                     help="read the scenes as photos: the wider look where the first keeps no index (one threshold)")
     a = ap.parse_args(argv)
