@@ -424,5 +424,33 @@ def test_an_index_is_read_as_the_mean_of_its_cuts_at_every_padding():
     assert share[0.05] - share[0.25] > 0.1 and share[0.25] - share[0.45] > 0.1  # the mean is none of the cuts
     reader.crop_pads = (0.25,)
     assert reader.classify(img, det).rank_probs[0, ace] == pytest.approx(share[0.25], abs=1e-3)
-    reader.crop_pads = pads
+    reader.crop_pads, reader.more_cuts_below = pads, None
     assert reader.classify(img, det).rank_probs[0, ace] == pytest.approx(np.mean(list(share.values())), abs=1e-3)
+
+
+def test_an_index_is_cut_again_only_where_its_first_cut_is_read_unsurely():
+    """Three cuts of every index tripled the classifier's work; another cut of a surely read one rarely changes what
+    it says. The first cut (``crop_pads[0]``) is read alone where its best class reaches ``more_cuts_below``, and the
+    mean of every cut is read below it."""
+    reader = CardReader()
+    reader.cls, reader.second_look = _InkCounter(reader.cls_names), 0.0
+    img = np.full((200, 200, 3), 255, np.uint8)
+    img[80:120, 80:120] = 0  # boxed exactly: dark on 44% of its first cut, read as a two at 0.56
+    img[150:170, 20:40] = 0  # boxed loosely: dark on 20% of its first cut, read as a two at 0.80
+    det = Detections("index", np.array([[80, 80, 120, 120], [15, 145, 45, 175]], np.float32), np.ones(2, np.float32),
+                     [None] * 2, [None] * 2, np.zeros((2, len(Rank)), np.float32), np.full(2, -1))
+    ace = list(Rank).index(Rank.ACE)
+    reader.crop_pads = (0.25, 0.05, 0.45)
+    share = np.array([[(square_crop(img, box, pad=pad, size=reader.cls_size) < 128).all(2).mean()
+                       for pad in reader.crop_pads] for box in det.xyxy])
+    assert 0.5 < 1 - share[0, 0] < 0.7 < 1 - share[1, 0]
+    fed = []
+    run = reader.cls.run
+    reader.cls.run = lambda outputs, feed: (fed.append(len(next(iter(feed.values())))), run(outputs, feed))[1]
+    reader.more_cuts_below = 0.5  # both first cuts are read surely enough: one cut each
+    assert reader.classify(img, det).rank_probs[:, ace] == pytest.approx(share[:, 0], abs=1e-3)
+    assert fed == [2]
+    fed.clear()
+    reader.more_cuts_below = 0.7  # the first index is cut again, at both other paddings; the second is not
+    assert reader.classify(img, det).rank_probs[:, ace] == pytest.approx([share[0].mean(), share[1, 0]], abs=1e-3)
+    assert fed == [2, 2]
