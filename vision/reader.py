@@ -134,19 +134,23 @@ ECHO_SURE = 0.4
 #: does at equal abstain rates (0.6 and lower read worse, no second look worse still) and turns half as
 #: many crops: a frame's classifier 31 -> 23 ms (models/HISTORY.md, eleventh session).
 SECOND_LOOK = 0.7
-#: Each index box is cut at these paddings (``square_crop``'s ``pad``, share of the box's side added on each side) and
-#: the classifier's readings of the cuts averaged. Why it helps is not measured; a detector's box sits a little off its
-#: index, more so on blurred webcam pictures, so one cut may hold the rank without its pip, which others show whole.
-#: The classifier was trained on cuts at 0.25 with jitter (``vision.crops``). Shipped in the thirty-fifth session with
-#: a gate fitted to it: on two fresh synthetic draws (8,600 scenes) cost -72 (95% interval -118 to -26), cheaper in
-#: every family; realdev 0.940 / 0.837 / 0.207 / 4 -> 0.943 / 0.845 / 0.199 / 4; a frame 17 -> 22 ms
-#: (models/HISTORY.md). In the sixth session, without a gate, a second look at 0.12 and 0.38 only traded confident
-#: errors for abstentions.
+#: Each index box is cut at these paddings (``square_crop``'s ``pad``, share of the box's side added on each side), the
+#: first alone where it is read surely (``MORE_CUTS_BELOW``), and the classifier's readings of the cuts averaged. Why it
+#: helps is not measured; a detector's box sits a little off its index, more so on blurred webcam pictures, so one cut
+#: may hold the rank without its pip, which others show whole. The classifier was trained on cuts at 0.25 with jitter
+#: (``vision.crops``). Shipped in the thirty-fifth session with a gate fitted to it: on two fresh synthetic draws (8,600
+#: scenes) cost -72 (95% interval -118 to -26), cheaper in every family; realdev 0.940 / 0.837 / 0.207 / 4 -> 0.943 /
+#: 0.845 / 0.199 / 4; a frame 17 -> 22 ms (models/HISTORY.md). In the sixth session, without a gate, a second look at
+#: 0.12 and 0.38 only traded confident errors for abstentions.
 CROP_PADS: tuple[float, ...] = (0.25, 0.15, 0.35)
 #: Only an index whose first cut (``CROP_PADS[0]``, the padding the classifier was trained on) the classifier reads at
 #: under this probability (its best class, ``NONE`` included) is cut again at the other paddings (None: every index).
-#: Three cuts tripled the classifier's work on every frame; most first cuts are read surely, and another cut of a sure
-#: one rarely changes what it says.
+#: Three cuts of every index took a frame from 25 to 33 ms here and from 43 to 56 ms on the uint8 path of CPUs without
+#: VNNI, over the 50 ms target; another cut of a surely read index rarely changes what it says. Shipped in the
+#: thirty-sixth session, with a gate fitted to it, as a speed change: 0.8, the lowest of 0.8, 0.9 and 0.97 within 10 of the
+#: shipped reader's cost on a spent draw; on two fresh draws (8,600 scenes) cost +4 (90% interval -13 to +22), reveals
+#: +0; realdev 0.943 / 0.845 / 0.199 / 4 -> 0.944 / 0.847 / 0.202 / 3; a frame 35 -> 30 ms, forced uint8 56 -> 45 ms
+#: (models/HISTORY.md).
 MORE_CUTS_BELOW: float | None = 0.8
 #: The classifier's class for a box that is no corner index, and the probability at which it vetoes one.
 NOT_AN_INDEX = "NONE"
