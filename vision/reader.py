@@ -147,10 +147,10 @@ CROP_PADS: tuple[float, ...] = (0.25, 0.15, 0.35)
 #: under this probability (its best class, ``NONE`` included) is cut again at the other paddings (None: every index).
 #: Three cuts of every index took a frame from 25 to 33 ms here and from 43 to 56 ms on the uint8 path of CPUs without
 #: VNNI, over the 50 ms target; another cut of a surely read index rarely changes what it says. Shipped in the
-#: thirty-sixth session, with a gate fitted to it, as a speed change: 0.8, the lowest of 0.8, 0.9 and 0.97 within 10 of the
-#: shipped reader's cost on a spent draw; on two fresh draws (8,600 scenes) cost +4 (90% interval -13 to +22), reveals
-#: +0; realdev 0.943 / 0.845 / 0.199 / 4 -> 0.944 / 0.847 / 0.202 / 3; a frame 35 -> 30 ms, forced uint8 56 -> 45 ms
-#: (models/HISTORY.md).
+#: thirty-sixth session, with a gate fitted to it, as a speed change: 0.8, the lowest of 0.8, 0.9 and 0.97 within 10 of
+#: the shipped reader's cost on a spent draw; on two fresh draws (8,600 scenes) cost +4 (90% interval -13 to +22),
+#: reveals +0; realdev 0.943 / 0.845 / 0.199 / 4 -> 0.944 / 0.847 / 0.202 / 3; a frame 35 -> 30 ms, forced uint8 56 ->
+#: 45 ms (models/HISTORY.md).
 MORE_CUTS_BELOW: float | None = 0.8
 #: The classifier's class for a box that is no corner index, and the probability at which it vetoes one.
 NOT_AN_INDEX = "NONE"
