@@ -557,12 +557,11 @@ class CardReader:
         if not len(det):
             return det
         probs = self._cut_probs(img, det.xyxy, self.crop_pads[:1])[0]
-        if len(self.crop_pads) > 1:
-            again = np.flatnonzero(probs.max(1) < self.more_cuts_below) if self.more_cuts_below is not None \
-                else np.arange(len(det))
-            if len(again):
-                more = self._cut_probs(img, det.xyxy[again], self.crop_pads[1:])
-                probs[again] = (probs[again] + more.sum(0)) / len(self.crop_pads)
+        bar = np.inf if self.more_cuts_below is None else self.more_cuts_below
+        again = np.flatnonzero(probs.max(1) < bar)
+        if len(self.crop_pads) > 1 and len(again):
+            more = self._cut_probs(img, det.xyxy[again], self.crop_pads[1:])
+            probs[again] = (probs[again] + more.sum(0)) / len(self.crop_pads)
         none_prob = None
         if self._none_class is not None:
             # the classifier vetoes boxes that are no corner index (pips, court-card art, the table)

@@ -407,6 +407,11 @@ class _InkCounter:
         return [p]
 
 
+def _dark_share(img: np.ndarray, box, pad: float, size: int) -> float:
+    """The dark square's share of a cut, as the classifier sees it (what ``_InkCounter`` reads as an ace)."""
+    return float((square_crop(img, box, pad=pad, size=size) < 128).all(2).mean())
+
+
 def test_an_index_is_read_as_the_mean_of_its_cuts_at_every_padding():
     """Each index box is cut at every padding of ``crop_pads`` and the classifier's readings of the cuts averaged (three
     cuts read fresh synthetic draws cheaper than one): a wider cut, holding more table, weighs in beside the narrower
@@ -419,8 +424,7 @@ def test_an_index_is_read_as_the_mean_of_its_cuts_at_every_padding():
                      np.zeros((1, len(Rank)), np.float32), np.full(1, -1))
     ace = list(Rank).index(Rank.ACE)
     pads = (0.05, 0.25, 0.45)
-    # the dark square's share of each cut, as the classifier sees it
-    share = {pad: float((square_crop(img, det.xyxy[0], pad=pad, size=reader.cls_size) < 128).all(2).mean()) for pad in pads}
+    share = {pad: _dark_share(img, det.xyxy[0], pad, reader.cls_size) for pad in pads}
     assert share[0.05] - share[0.25] > 0.1 and share[0.25] - share[0.45] > 0.1  # the mean is none of the cuts
     reader.crop_pads = (0.25,)
     assert reader.classify(img, det).rank_probs[0, ace] == pytest.approx(share[0.25], abs=1e-3)
@@ -441,8 +445,7 @@ def test_an_index_is_cut_again_only_where_its_first_cut_is_read_unsurely():
                      [None] * 2, [None] * 2, np.zeros((2, len(Rank)), np.float32), np.full(2, -1))
     ace = list(Rank).index(Rank.ACE)
     reader.crop_pads = (0.25, 0.05, 0.45)
-    share = np.array([[(square_crop(img, box, pad=pad, size=reader.cls_size) < 128).all(2).mean()
-                       for pad in reader.crop_pads] for box in det.xyxy])
+    share = np.array([[_dark_share(img, box, pad, reader.cls_size) for pad in reader.crop_pads] for box in det.xyxy])
     assert 0.5 < 1 - share[0, 0] < 0.7 < 1 - share[1, 0]
     fed = []
     run = reader.cls.run
