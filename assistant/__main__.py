@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
             referee = Referee(store, args.sitting)
             sys.stdout.write(referee.table_csv() if args.csv else referee.transcript())
         else:
-            with open(args.file, encoding="utf-8") as handle:
+            with open(args.file, "rb") as handle:
                 referee = Referee.import_transcript(store, args.name, handle)
             print(f"imported {len(referee.sitting.log)} events as sitting {referee.sitting_id} ({args.name})")
     except (StorageError, TranscriptError) as error:
@@ -59,13 +59,10 @@ def main(argv: list[str] | None = None) -> int:
 
 def _replay(args: argparse.Namespace) -> int:
     try:
-        with open(args.file, encoding="utf-8") as handle:
+        with open(args.file, "rb") as handle:
             sitting = replay(handle)
     except OSError as error:
         print(f"cannot read {args.file}: {error.strerror}", file=sys.stderr)
-        return 2
-    except UnicodeDecodeError:
-        print(f"cannot read {args.file}: it is not UTF-8 text", file=sys.stderr)
         return 2
     except TranscriptError as error:
         print(str(error), file=sys.stderr)

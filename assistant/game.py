@@ -215,6 +215,10 @@ def _require_seated(players: tuple[str, ...], name: str, role: str) -> None:
         raise IllegalAction(f"the {role} {name} is not one of the players ({', '.join(players)})")
 
 
+#: A game recorded by one tap on its winner has no deck size: it may seat as many as two decks allow.
+MAX_TABLE = Rules(decks=2).max_players
+
+
 def _winner(state: State, event: Winner) -> State:
     table = state.table
     game = state.game
@@ -229,6 +233,8 @@ def _winner(state: State, event: Winner) -> State:
         raise IllegalAction("no players known yet: give the table's players with the winner")
     if len(set(players)) != len(players):
         raise IllegalAction("player names must be unique")
+    if not 2 <= len(players) <= MAX_TABLE:
+        raise IllegalAction(f"a game takes 2 to {MAX_TABLE} players (two decks), not {len(players)}")
     places = _result_places(table.kind, event)
     for name in places:
         if name not in players:

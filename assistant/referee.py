@@ -25,7 +25,7 @@ class Referee:
         return cls(store, store.create_sitting(name).id)
 
     @classmethod
-    def import_transcript(cls, store: Store, name: str, lines: Iterable[str]) -> "Referee":
+    def import_transcript(cls, store: Store, name: str, lines: Iterable[str | bytes]) -> "Referee":
         """A new sitting from a transcript; an illegal line raises TranscriptError and stores nothing."""
         events = replay(lines).log
         info: SittingInfo = store.create_sitting(name, events)

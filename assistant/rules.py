@@ -120,10 +120,13 @@ def _enum(name: str, kind: type[Enum]):
 
 
 def _max_cards(value: Any) -> int | None:
+    """The house rules are "1 to 4 (default), any number, or exactly one" (TRANSCRIPT.md: 4, a larger number,
+    null or 1): a cap of 2 or 3 is no rule of the game, and a table that asked for one would be refereed
+    by a rule nobody agreed to."""
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise BadEvent(f"rule max_cards must be a whole number of at least 1 or null, not {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int) or not (value == 1 or value >= 4):
+        raise BadEvent(f"rule max_cards must be 4 or more, 1 (exactly one card) or null (any number), not {value!r}")
     return value
 
 

@@ -61,22 +61,41 @@ class Sitting:
         return len(self._history) > 1
 
 
-def read_transcript(lines: Iterable[str]) -> Iterator[tuple[int, Event]]:
-    """Parse a transcript, yielding (line number, event); blank lines are skipped."""
+def read_transcript(lines: Iterable[str | bytes]) -> Iterator[tuple[int, Event]]:
+    """Parse a transcript, yielding (line number, event); blank lines are skipped.
+
+    Lines may be bytes (a file opened in binary): each is decoded on its own, so a byte that is not UTF-8
+    is reported with its line number, after every line before it has been checked."""
     for number, line in enumerate(lines, start=1):
-        if not line.strip():
+        text = _decoded(number, line)
+        if not text.strip():
             continue
         try:
-            raw = json.loads(line)
+            raw = json.loads(text)
         except json.JSONDecodeError as error:
             raise TranscriptError(number, f"not valid JSON ({error.msg})") from None
+        except RecursionError:
+            raise TranscriptError(number, "not valid JSON (nested too deeply)") from None
+        except ValueError as error:  # a number too long to convert, which the json module does not wrap
+            raise TranscriptError(number, f"not valid JSON ({error})") from None
         try:
             yield number, from_dict(raw)
         except BadEvent as error:
             raise TranscriptError(number, str(error)) from None
 
 
-def replay(lines: Iterable[str]) -> Sitting:
+def _decoded(number: int, line: str | bytes) -> str:
+    """A line as text; a byte order mark on the first line is allowed (editors on Windows write one)."""
+    if isinstance(line, str):
+        return line.removeprefix("\ufeff") if number == 1 else line
+    try:
+        return line.decode("utf-8-sig" if number == 1 else "utf-8")
+    except UnicodeDecodeError as error:
+        raise TranscriptError(number, f"not UTF-8 text (the byte 0x{line[error.start]:02x} at column "
+                                      f"{error.start + 1})") from None
+
+
+def replay(lines: Iterable[str | bytes]) -> Sitting:
     """A sitting rebuilt from transcript lines; the first bad or illegal line raises TranscriptError."""
     sitting = Sitting()
     with _collector_paused():

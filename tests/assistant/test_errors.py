@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant import Order, Call, IllegalAction, ImpossibleReveal, NewGame, NoCall, Pass, Play, Rank, Sitting, Undo, Winner
+from assistant import BadEvent, Order, Rules, Call, IllegalAction, ImpossibleReveal, NewGame, NoCall, Pass, Play, Rank, Sitting, Undo, Winner
 
 from .helpers import call, sitting
 
@@ -99,6 +99,17 @@ def test_dealer_must_be_seated():
 
 def test_winner_must_be_seated():
     assert_rejected(sitting(("Alice", "Ben")), Winner("Zed"), "Zed is not one of the players")
+
+
+@pytest.mark.parametrize("players", [("Solo",), tuple(f"P{k}" for k in range(21))])
+def test_a_winner_tap_needs_a_table_of_two_to_twenty(players):
+    assert_rejected(Sitting(), Winner(players[0], players=players), f"a game takes 2 to 20 players (two decks), not {len(players)}")
+
+
+@pytest.mark.parametrize("max_cards", [0, 2, 3, True, 2.5])
+def test_a_cap_on_cards_per_play_that_is_no_house_rule_is_refused(max_cards):
+    with pytest.raises(BadEvent, match=f"rule max_cards must be 4 or more, 1 \\(exactly one card\\) or null"):
+        Rules(max_cards=max_cards)
 
 
 def test_pass_out_of_turn_when_passing_is_on():

@@ -77,6 +77,9 @@ def test_a_call_is_reported_as_last_call(tmp_path):
         ({"event": "call", "caller": "Ben", "revealed": ["Z"]}, "line 3: field 'revealed': 'Z' is not a rank"),
         ({"event": "new_game", "players": ["A", "B"], "rules": {"speed": 2}}, "line 3: unknown rule 'speed'"),
         ({"event": "new_game", "players": ["A", "B"], "rules": {"decks": 3}}, "line 3: rule decks must be one of 1, 2, not 3"),
+        ({"event": "new_game", "players": ["A", "B"], "rules": {"max_cards": 3}}, "line 3: rule max_cards must be 4 or more, 1"),
+        ('{"event": "play", "player": "Ben", "count": ' + "9" * 5000 + "}", "line 3: not valid JSON (Exceeds the limit"),
+        ("[" * 100_000 + "]" * 100_000, "line 3: not valid JSON (nested too deeply)"),
     ],
 )
 def test_the_first_illegal_line_is_named_on_stderr_with_exit_2(tmp_path, line, reason):
@@ -90,6 +93,29 @@ def test_the_first_illegal_line_is_named_on_stderr_with_exit_2(tmp_path, line, r
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr.startswith(reason), result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_line_that_is_not_utf8_is_named_after_the_lines_before_it_are_checked(tmp_path):
+    path = tmp_path / "latin1.jsonl"
+    lines = [{"event": "new_game", "players": ["Alice", "Ben"]}, {"event": "play", "player": "Alice", "count": 1}]
+    body = "".join(json.dumps(line) + "\n" for line in lines).encode()
+    path.write_bytes(body + '{"event": "play", "player": "Zoë", "count": 1}\n'.encode("latin-1"))
+    replayed = subprocess.run([sys.executable, "-m", "assistant", "replay", "--json", str(path)], capture_output=True,
+                              text=True, cwd=ROOT)
+    assert replayed.returncode == 2 and replayed.stdout == ""
+    assert replayed.stderr.strip() == "line 3: not UTF-8 text (the byte 0xeb at column 32)"
+    path.write_bytes(body + b'{"event": "pass", "player": "Ben"}\n\xff\n')
+    replayed = subprocess.run([sys.executable, "-m", "assistant", "replay", str(path)], capture_output=True, text=True,
+                              cwd=ROOT)
+    assert replayed.stderr.strip() == "line 3: passing is off in this game", "the earlier illegal line is named first"
+
+
+def test_a_byte_order_mark_on_the_first_line_is_read_past(tmp_path):
+    path = tmp_path / "bom.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps({"event": "new_game", "players": ["Alice", "Ben"]}).encode() + b"\n")
+    replayed = subprocess.run([sys.executable, "-m", "assistant", "replay", "--json", str(path)], capture_output=True,
+                              text=True, cwd=ROOT)
+    assert replayed.returncode == 0 and json.loads(replayed.stdout)["game"]["turn"] == "Alice"
 
 
 def test_a_missing_file_is_named(tmp_path):
