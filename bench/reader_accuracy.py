@@ -7,8 +7,8 @@ Card-level precision / recall / F1 (summed over images), exact-image rate (multi
 the share of photos read exactly without abstaining (exact&ans) and the number read wrong without
 abstaining (wrong&ans: what a referee must avoid), per subset and overall, where the labelled cards were lost
 (never read at the index level, or lost when the indices were joined into cards), and the confusion of ranks
-(read cards matched to labelled cards whose box holds the read card's centre; only where the labels have
-boxes).
+(read cards matched to labelled cards whose box holds the read card's centre, a card of the read rank first;
+only where the labels have boxes).
 """
 
 from __future__ import annotations
@@ -66,34 +66,49 @@ def where_lost(det, truth: list[str]) -> Counter:
 
 
 def match_confusion(det, labels, conf: Counter) -> None:
+    """Count (labelled rank, read rank) for each read card matched to a labelled card whose box holds its
+    centre, ``missed`` for labelled cards left over and ``extra`` for read ones.
+
+    Why two passes: overlapping cards' boxes hold each other's centres, and matching each read card to the
+    smallest box alone swapped the labels of two cards both read right (an 8 and a J counted as 8->J and
+    J->8). A read card is first matched to a box of its own rank; only the rest go to the smallest box left,
+    so a confusion is counted only where no labelled card of the read rank lies under it."""
     cards = [c for c in labels["cards"] if c.get("box")]
     if labels.get("box_type") == "none" or not cards:
         return
-    used = set()
+    used: set[int] = set()
+    matched: set[int] = set()
     order = sorted(range(len(det)), key=lambda i: -float(det.confidence[i]))
-    matched_pred = set()
-    for i in order:
-        b = det.xyxy[i]
-        cx, cy = (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
-        best = None
-        for j, c in enumerate(cards):
-            if j in used:
+    for same_rank in (True, False):
+        for i in order:
+            if i in matched:
                 continue
-            x0, y0, x1, y1 = c["box"]
-            if x0 <= cx <= x1 and y0 <= cy <= y1:
-                area = (x1 - x0) * (y1 - y0)
-                if best is None or area < best[1]:
-                    best = (j, area)
-        if best is not None:
-            used.add(best[0])
-            matched_pred.add(i)
-            conf[(cards[best[0]]["rank"], det.rank[i].value)] += 1
+            j = _smallest_box_under(det.xyxy[i], cards, used, det.rank[i].value if same_rank else None)
+            if j is not None:
+                used.add(j)
+                matched.add(i)
+                conf[(cards[j]["rank"], det.rank[i].value)] += 1
     for j, c in enumerate(cards):
         if j not in used:
             conf[(c["rank"], "missed")] += 1
     for i in range(len(det)):
-        if i not in matched_pred:
+        if i not in matched:
             conf[("extra", det.rank[i].value)] += 1
+
+
+def _smallest_box_under(box, cards: list[dict], used: set[int], rank: str | None) -> int | None:
+    """The unused labelled card (of ``rank``, unless None) with the smallest box holding ``box``'s centre."""
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    best = None
+    for j, c in enumerate(cards):
+        if j in used or (rank is not None and c["rank"] != rank):
+            continue
+        x0, y0, x1, y1 = c["box"]
+        if x0 <= cx <= x1 and y0 <= cy <= y1:
+            area = (x1 - x0) * (y1 - y0)
+            if best is None or area < best[1]:
+                best = (j, area)
+    return None if best is None else best[0]
 
 
 def main(argv=None) -> int:

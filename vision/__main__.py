@@ -4,7 +4,8 @@ For each image, in the order given: with ``--json`` one JSON object per line,
 ``{"image", "cards": [{"rank", "suit", "confidence", "box"}], "count", "abstain"}``; a file that cannot be
 read gets ``{"image": path, "error": "why"}`` and the others are still read; the exit status is 1 at the
 end if any failed. Without ``--json`` a readable summary per image. ``--show OUT.png`` draws the boxes and
-ranks onto the picture (with several images: OUT-1.png, OUT-2.png, ... in order).
+ranks onto the picture (with several images: OUT-1.png, OUT-2.png, ... in order); a folder that does not exist
+or a suffix OpenCV cannot write is refused (exit 2) before any image is read.
 """
 
 from __future__ import annotations
@@ -16,9 +17,24 @@ from pathlib import Path
 
 
 def _show_path(base: Path, i: int, n: int) -> Path:
+    """Where the drawing of image ``i`` of ``n`` goes: OUT.png itself for one image, OUT-1.png... for several
+    (numbered by position, so a failed image leaves a gap); a name without a suffix gets .png."""
+    suffix = base.suffix or ".png"
     if n == 1:
-        return base
-    return base.with_name(f"{base.stem}-{i + 1}{base.suffix or '.png'}")
+        return base.with_suffix(suffix)
+    return base.with_name(f"{base.stem}-{i + 1}{suffix}")
+
+
+def _show_problem(base: Path) -> str | None:
+    """Why drawings cannot be written to ``base``, found before any image is read (None when they can): a
+    batch should not be read to the end to learn that its drawings are lost."""
+    import cv2
+
+    if not base.parent.is_dir():
+        return f"--show {base}: the folder {base.parent} does not exist"
+    if not cv2.haveImageWriter(str(_show_path(base, 0, 1))):
+        return f"--show {base}: OpenCV cannot write {base.suffix} pictures; name a .png or .jpg file"
+    return None
 
 
 def cmd_read(a) -> int:
@@ -26,6 +42,9 @@ def cmd_read(a) -> int:
 
     from vision.reader import CardReader, ImageError, draw, load_image
 
+    if a.show and (problem := _show_problem(Path(a.show))):
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
     try:
         reader = CardReader()
     except Exception as e:  # the model files are part of the repository
@@ -36,9 +55,9 @@ def cmd_read(a) -> int:
         try:
             img = load_image(path)
             det = reader.read(img)
-        except (ImageError, OSError) as e:
+        except (ImageError, OSError, cv2.error) as e:
             failed += 1
-            why = str(e)
+            why = str(e) if not isinstance(e, cv2.error) else f"OpenCV could not process it ({e.err})"
             if a.json:
                 print(json.dumps({"image": path, "error": why}), flush=True)
             else:
@@ -51,7 +70,7 @@ def cmd_read(a) -> int:
         if a.show:
             out = _show_path(Path(a.show), i, len(a.images))
             if not cv2.imwrite(str(out), draw(img, det)):
-                print(f"error: cannot write {out}", file=sys.stderr)
+                print(f"error: cannot write the drawing of {path} to {out}", file=sys.stderr)
                 failed += 1
     return 1 if failed else 0
 

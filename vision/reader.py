@@ -205,28 +205,19 @@ def letterbox(img: np.ndarray, size: int, fit: bool = False) -> tuple[np.ndarray
     return board[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0, at.scale, at.left, at.top
 
 
+#: The longest a picture may be for its width (or its height): beyond it the detector's square would hold a
+#: strip a few pixels across, and no camera frame or photograph of a table is shaped so.
+MAX_ASPECT = 16
+
+
 def load_image(image) -> np.ndarray:
     """A BGR uint8 image from a path or an array; :class:`ImageError` says what is wrong otherwise."""
     if isinstance(image, (str, os.PathLike)):
-        p = Path(image)
-        if not p.exists():
-            raise ImageError(f"{p}: no such file")
-        if p.is_dir():
-            raise ImageError(f"{p}: is a directory, not an image")
-        data = p.read_bytes()
-        if not data:
-            raise ImageError(f"{p}: empty file (0 bytes)")
-        arr = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
-        if arr is None:
-            raise ImageError(f"{p}: not a readable image (corrupt or unsupported format, {len(data)} bytes)")
-        image = arr
+        image = _read_file(Path(image))
     if isinstance(image, (bytes, bytearray)):
         if not image:
             raise ImageError("empty image data (0 bytes)")
-        arr = cv2.imdecode(np.frombuffer(bytes(image), np.uint8), cv2.IMREAD_COLOR)
-        if arr is None:
-            raise ImageError(f"image data is not a readable image (corrupt or unsupported format, {len(image)} bytes)")
-        image = arr
+        image = _decode(bytes(image), "image data")
     if not isinstance(image, np.ndarray):
         raise ImageError(f"expected an image path or a numpy BGR array, got {type(image).__name__}")
     if image.size == 0:
@@ -237,13 +228,45 @@ def load_image(image) -> np.ndarray:
         image = cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
     elif not (image.ndim == 3 and image.shape[2] == 3):
         raise ImageError(f"expected an HxWx3 BGR image, got an array of shape {image.shape}")
+    if image.dtype == np.uint16:  # 16-bit pictures span 0..65535, as OpenCV decodes them
+        image = image / 257.0
     if image.dtype != np.uint8:
         if np.issubdtype(image.dtype, np.floating) and np.nanmax(image) <= 1.0:
             image = image * 255.0
         image = np.clip(np.nan_to_num(image), 0, 255).astype(np.uint8)
-    if min(image.shape[:2]) < 16:
-        raise ImageError(f"image too small to read cards ({image.shape[1]}x{image.shape[0]} pixels)")
+    height, width = image.shape[:2]
+    if min(height, width) < 16:
+        raise ImageError(f"image too small to read cards ({width}x{height} pixels)")
+    if max(height, width) > MAX_ASPECT * min(height, width):
+        raise ImageError(f"image too narrow to read cards ({width}x{height} pixels: one side is more than "
+                         f"{MAX_ASPECT} times the other)")
     return np.ascontiguousarray(image)
+
+
+def _read_file(p: Path) -> np.ndarray:
+    """The picture in a file, or :class:`ImageError` naming why there is none (a pipe or a device is refused
+    before it is read: reading one could wait for ever)."""
+    if not p.exists():
+        raise ImageError(f"{p}: no such file")
+    if p.is_dir():
+        raise ImageError(f"{p}: is a directory, not an image")
+    if not p.is_file():
+        raise ImageError(f"{p}: not a regular file (a pipe, socket or device), not an image")
+    data = p.read_bytes()
+    if not data:
+        raise ImageError(f"{p}: empty file (0 bytes)")
+    return _decode(data, str(p))
+
+
+def _decode(data: bytes, name: str) -> np.ndarray:
+    """Encoded bytes as a BGR picture; OpenCV refuses pictures of over 2^30 pixels by raising, not with None."""
+    try:
+        arr = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    except cv2.error:
+        raise ImageError(f"{name}: too many pixels to decode (OpenCV's limit is 2^30)") from None
+    if arr is None:
+        raise ImageError(f"{name}: not a readable image (corrupt or unsupported format, {len(data)} bytes)")
+    return arr
 
 
 # ---------------------------------------------------------------- the one type

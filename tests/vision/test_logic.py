@@ -4,6 +4,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import os
+import struct
+import zlib
+
+import cv2
 import numpy as np
 import pytest
 
@@ -46,6 +51,34 @@ def test_directory_is_not_an_image(tmp_path):
 def test_bad_arrays(arr, why):
     with pytest.raises(ImageError, match=why):
         load_image(arr)
+
+
+def test_a_pipe_is_refused_without_waiting_for_it(tmp_path):
+    fifo = tmp_path / "frames.jpg"
+    os.mkfifo(fifo)
+    with pytest.raises(ImageError, match="not a regular file"):
+        load_image(fifo)
+
+
+def test_a_picture_of_more_pixels_than_opencv_decodes_says_so():
+    ok, png = cv2.imencode(".png", np.zeros((1, 1, 3), np.uint8))
+    png = bytearray(png.tobytes())
+    png[16:24] = struct.pack(">II", 40000, 40000)  # the header claims 40000 x 40000 pixels
+    png[29:33] = struct.pack(">I", zlib.crc32(bytes(png[12:29])))
+    with pytest.raises(ImageError, match="too many pixels to decode"):
+        load_image(bytes(png))
+
+
+@pytest.mark.parametrize("shape", [(16, 20000, 3), (20000, 16, 3), (40, 1000, 3)])
+def test_a_strip_too_narrow_to_hold_a_card_is_refused_by_its_size(shape):
+    with pytest.raises(ImageError, match=f"too narrow to read cards \\({shape[1]}x{shape[0]} pixels"):
+        load_image(np.zeros(shape, np.uint8))
+
+
+def test_a_sixteen_bit_array_keeps_its_tones():
+    """OpenCV's 16-bit pictures span 0..65535: clipped to 255 instead, almost every pixel would turn white."""
+    grey = np.full((32, 32, 3), 128 * 257, np.uint16)
+    assert int(load_image(grey)[0, 0, 0]) == 128
 
 
 def test_not_an_image_type():

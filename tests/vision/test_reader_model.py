@@ -278,3 +278,29 @@ def test_cli_all_good_exits_zero_and_summarises(tmp_path):
     assert r.stdout.startswith(good + ":") and ("card" in r.stdout)
     shown = cv2.imread(str(out))
     assert shown is not None and shown.shape == cv2.imread(good).shape
+
+
+@pytest.mark.parametrize("show, why", [("no-such-folder/out.png", "the folder no-such-folder does not exist"),
+                                       ("out.txt", "OpenCV cannot write .txt pictures")])
+def test_cli_refuses_a_drawing_it_cannot_write_before_reading_anything(tmp_path, show, why):
+    good = str(DATA / CASES[0]["image"])
+    r = _cli("--json", "--show", show, good, cwd=tmp_path)
+    assert r.returncode == 2 and r.stdout == ""
+    assert why in r.stderr
+
+
+def test_cli_draws_to_a_name_without_a_suffix_as_png(tmp_path):
+    good = str(DATA / CASES[0]["image"])
+    r = _cli("--show", str(tmp_path / "shown"), good)
+    assert r.returncode == 0, r.stderr
+    assert cv2.imread(str(tmp_path / "shown.png")) is not None
+
+
+def test_cli_reads_on_after_a_picture_too_narrow_to_read(tmp_path):
+    good = str(DATA / CASES[0]["image"])
+    strip = tmp_path / "strip.png"
+    cv2.imwrite(str(strip), np.zeros((16, 20000, 3), np.uint8))
+    r = _cli("--json", str(strip), good)
+    assert r.returncode == 1
+    lines = [json.loads(x) for x in r.stdout.splitlines()]
+    assert "too narrow" in lines[0]["error"] and lines[1]["image"] == good and "count" in lines[1]
