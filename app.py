@@ -34,11 +34,10 @@ from assistant import (  # noqa: E402
     Winner,
     verdict_for,
 )
-from assistant.events import event_name  # noqa: E402
 from assistant.game import default_dealer  # noqa: E402
 from assistant.referee import Referee  # noqa: E402
 from assistant.rules import CountRule, Order, TableKind  # noqa: E402
-from assistant.storage import SqliteStore, StaleSitting  # noqa: E402
+from assistant.storage import DATA_SETTING, DB_SETTING, SqliteStore, StaleSitting, default_db_path  # noqa: E402
 from ui import camera, words  # noqa: E402
 from ui.words import esc  # noqa: E402
 
@@ -100,8 +99,9 @@ def record(event) -> bool:
     referee: Referee = st.session_state["_referee"]
     try:
         referee.record(event)
-    except StaleSitting as error:
-        flash("warning", f"{error} Please try again.")
+    except StaleSitting:
+        flash("warning", "Another window changed this game first, so your tap was not recorded. The screen now "
+                         "shows the game as it stands: check whose turn it is before tapping again.")
         return False
     except (IllegalAction, StorageError) as error:
         flash("error", str(error))
@@ -252,9 +252,10 @@ def setup_screen(referee: Referee) -> None:
                       disabled=i == len(seats) - 1, help=f"Move {name} down", width="stretch")
             c4.button("", icon=":material/close:", key=f"remove_{i}", on_click=seat_action, args=("remove", i),
                       help=f"Remove {name}", width="stretch")
-        a1, a2 = st.columns([4, 2], vertical_alignment="bottom")
-        a1.text_input("Add a player", key="new_player", placeholder="Name", max_chars=40)
-        a2.button("Add player", key="add_player", on_click=add_player, width="stretch")
+        with st.form("add_player_form", border=False):  # a form, so that Enter in the box adds the player
+            a1, a2 = st.columns([4, 2], vertical_alignment="bottom")
+            a1.text_input("Add a player", key="new_player", placeholder="Name, then Enter", max_chars=40)
+            a2.form_submit_button("Add player", key="add_player", on_click=add_player, width="stretch")
         if st.session_state.get("name_problem"):
             st.error(st.session_state["name_problem"])
 
@@ -427,6 +428,10 @@ def apply_call(caller: str, ranks: tuple[Rank, ...]) -> None:
 
 def correct_last_verdict(caller: str, revealed: tuple[Rank, ...]) -> None:
     """Take the verdict back and reopen the call with its cards, to correct them by hand."""
+    referee: Referee = st.session_state["_referee"]
+    if not isinstance(referee.sitting.last_counted, Call):
+        flash("warning", "The game has moved on since that verdict: use Undo to go back to it first.")
+        return
     if record(Undo()):
         # by hand from here: the camera's reading is what the table disputes, so it is not applied again
         st.session_state["call"] = {"caller": caller, "log_len": None, "ranks": [r.value for r in revealed],
@@ -462,7 +467,9 @@ def game_screen(referee: Referee) -> None:
 
     claim = game.last_play
     verdict = game.last_call
-    verdict_fresh = verdict is not None and claim == verdict.claim and not game.awaiting_call
+    # the verdict is news only while the call is what an undo would take back: after a pass or four of a
+    # kind the last play and its call stay the same, but correcting them would undo the later action
+    verdict_fresh = verdict is not None and isinstance(referee.sitting.last_counted, Call)
 
     # The top line: whose turn and the rank due, or the winner.
     if game.over:
@@ -518,12 +525,11 @@ def game_screen(referee: Referee) -> None:
         st.button("Next game", key="next_game", type="primary", on_click=lambda: st.session_state.update(screen="Setup"))
 
     st.divider()
-    undo_label = "Undo"
-    if referee.sitting.can_undo:
-        last = referee.sitting.log[-1] if referee.sitting.log else None
-        undo_label = "Undo the last action" if last is None else f"Undo ({event_name(last).replace('_', ' ')})"
-    st.button(undo_label, key="undo", disabled=not referee.sitting.can_undo, help="Takes back the last action",
-              on_click=act, args=(Undo(),), shortcut="Ctrl+Z")
+    last = referee.sitting.last_counted
+    # "U", not Ctrl+Z: Streamlit passes shortcuts with Ctrl through to a focused text box, where Ctrl+Z
+    # undoes typing; a plain letter is never taken from one
+    st.button("Undo" if last is None else words.undo_label(last), key="undo", disabled=last is None,
+              help="Takes back the last action (key U)", on_click=act, args=(Undo(),), shortcut="U")
 
 
 def action_panel(referee: Referee, game, log_len: int) -> None:
@@ -596,8 +602,9 @@ def call_panel(referee: Referee, game, call: dict) -> None:
         st.info("The card reader is not installed on this machine: tap the revealed cards below.")
 
     st.markdown("**The revealed cards** (tap each card's rank, or use the shortcut):")
-    st.button(f"All {words.claim_text(claim)}: honest", key="reveal_honest", on_click=reveal_edit,
-              args=("honest", f"{claim.count}:{claim.rank.value}"))
+    if _could_be_honest(game, caller, claim):
+        st.button(f"All {words.claim_text(claim)}: honest", key="reveal_honest", on_click=reveal_edit,
+                  args=("honest", f"{claim.count}:{claim.rank.value}"))
     ranks = list(CLAIMABLE) + ([Rank.JOKER] if game.rules.jokers else [])
     per_row = 5
     for i, rank in enumerate(ranks):
@@ -623,6 +630,16 @@ def call_panel(referee: Referee, game, call: dict) -> None:
         return
     st.markdown(f"<div class='cr-sub'>If these are the cards: <b>{esc(verdict.announcement())}</b></div>", unsafe_allow_html=True)
     st.button("Apply the verdict", key="apply_verdict", type="primary", on_click=apply_call, args=(caller, revealed))
+
+
+def _could_be_honest(game, caller: str, claim) -> bool:
+    """Whether the cards can all be of the claimed rank: fourteen aces from one deck cannot, and a shortcut
+    that fills them in would only lead to the referee refusing them."""
+    try:
+        verdict_for(game, caller, (claim.rank,) * claim.count)
+    except CheatError:
+        return False
+    return True
 
 
 def live_reading(referee: Referee, caller: str) -> None:
@@ -687,7 +704,8 @@ def still_reading(source: str, call: dict) -> None:
 
 
 def reading_shown(reading: camera.Reading, annotated) -> None:
-    st.image(annotated[:, :, ::-1], caption="What the reader saw")
+    # at most a third of a laptop screen wide, so the tap-in buttons below stay in view
+    st.image(annotated[:, :, ::-1], caption="What the reader saw", width=min(480, annotated.shape[1]))
     seen = " ".join(r.value for r in reading.ranks) or "nothing"
     st.markdown(f"Camera reads: **{esc(seen)}**" + (f" ({esc(reading.note)})" if reading.note else ""))
     if reading.ranks:
@@ -764,22 +782,23 @@ def table_screen(referee: Referee) -> None:
     state = referee.state
     table = state.table
     st.title("Match table")
-    st.caption(f"{len(table.rows)} game{'s' if len(table.rows) != 1 else ''} finished · "
-               f"{'3-2-1 points for places' if table.kind is TableKind.RANKED else 'one point per win'}")
+    kinds = {row.kind for row in table.rows} or {table.kind}
+    unit = "Wins" if kinds == {TableKind.MATCH} else "Points"
+    st.caption(f"{len(table.rows)} game{'s' if len(table.rows) != 1 else ''} finished · " + words.scoring(kinds))
     scores = table.scores()
     if scores:
         ranking = sorted(scores.items(), key=lambda kv: (-kv[1], list(scores).index(kv[0])))
         st.subheader("Standing")
-        st.dataframe({"Player": [p for p, _ in ranking], "Points" if table.kind is TableKind.RANKED else "Wins": [s for _, s in ranking]},
-                     hide_index=True, key="standing")
+        st.dataframe({"Player": [p for p, _ in ranking], unit: [s for _, s in ranking]}, hide_index=True, key="standing")
         import pandas as pd
 
         frame = pd.DataFrame({"player": [p for p, _ in ranking], "score": [s for _, s in ranking]})
         chart = alt.Chart(frame).mark_bar(color="#b3261e").encode(
-            x=alt.X("score:Q", title="Points" if table.kind is TableKind.RANKED else "Wins", axis=alt.Axis(tickMinStep=1)),
-            y=alt.Y("player:N", sort="-x", title=None, axis=alt.Axis(labelFontSize=16)),
+            x=alt.X("score:Q", title=unit, axis=alt.Axis(tickMinStep=1)),
+            y=alt.Y("player:N", sort="-x", title=None, axis=alt.Axis(labelFontSize=16, labelOverlap=False, labelLimit=240)),
         )
-        st.altair_chart(chart, width="stretch", height=max(120, 44 * len(ranking)))
+        # room for the score axis below the bars, and a full 16 px label for every player
+        st.altair_chart(chart, width="stretch", height=60 + 40 * len(ranking))
 
     players = tuple(state.game.players) if state.game is not None else tuple(st.session_state.get("seats") or table.players)
     st.subheader("Record a winner")
@@ -808,7 +827,7 @@ def table_screen(referee: Referee) -> None:
         }, hide_index=True, key="history")
     else:
         st.caption("No game finished yet in this sitting.")
-    if referee.sitting.can_undo and referee.sitting.log and isinstance(referee.sitting.log[-1], Winner):
+    if isinstance(referee.sitting.last_counted, Winner):
         st.button("Undo the last result", key="undo_result", on_click=act, args=(Undo(),))
     d1, d2 = st.columns(2)
     d1.download_button("Download the match table (CSV)", referee.table_csv(), file_name="match-table.csv",
@@ -850,6 +869,9 @@ def main() -> None:
         store = open_store()
     except StorageError as error:
         st.error(f"The referee cannot open its database: {error}")
+        st.info(f"The database is the file named by {DB_SETTING} (or referee.sqlite3 in the folder named by "
+                f"{DATA_SETTING}; without either, {default_db_path(ignore_settings=True)}). Point the setting at a "
+                "file in a folder you can write to, or remove it, and start the referee again with ./run.sh.")
         st.stop()
     sittings, chosen = current_sitting(store)
     sidebar(store, sittings, chosen)

@@ -26,6 +26,7 @@ class Sitting:
     def __init__(self, events: Iterable[Event] = ()) -> None:
         self.log: list[Event] = []
         self._history: list[State] = [State()]
+        self._counted: list[Event] = []  # the events behind ``_history[1:]``, one each
         with _collector_paused():
             for event in events:
                 self.apply(event)
@@ -52,13 +53,21 @@ class Sitting:
         """Keep a previewed event: split from :meth:`preview` so storage can write in between."""
         if isinstance(event, Undo):
             self._history.pop()
+            self._counted.pop()
         else:
             self._history.append(new)
+            self._counted.append(event)
         self.log.append(event)
 
     @property
     def can_undo(self) -> bool:
         return len(self._history) > 1
+
+    @property
+    def last_counted(self) -> Event | None:
+        """The event an undo would take back now (None when there is none). Not the log's last line: after an
+        undo that line is the undo itself, and a screen that named it would offer to undo an undo."""
+        return self._counted[-1] if self._counted else None
 
 
 def read_transcript(lines: Iterable[str | bytes]) -> Iterator[tuple[int, Event]]:

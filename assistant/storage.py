@@ -24,11 +24,12 @@ DB_SETTING = "CHEAT_REFEREE_DB"
 DATA_SETTING = "CHEAT_REFEREE_DATA"
 
 
-def default_db_path() -> Path:
-    """``$CHEAT_REFEREE_DB``, else ``$CHEAT_REFEREE_DATA/referee.sqlite3``, else the user's data folder."""
-    if os.environ.get(DB_SETTING):
+def default_db_path(ignore_settings: bool = False) -> Path:
+    """``$CHEAT_REFEREE_DB``, else ``$CHEAT_REFEREE_DATA/referee.sqlite3``, else the user's data folder (that
+    alone with ``ignore_settings``: where the database goes once a bad setting is removed)."""
+    if os.environ.get(DB_SETTING) and not ignore_settings:
         return Path(os.environ[DB_SETTING]).expanduser()
-    if os.environ.get(DATA_SETTING):
+    if os.environ.get(DATA_SETTING) and not ignore_settings:
         return Path(os.environ[DATA_SETTING]).expanduser() / "referee.sqlite3"
     base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
     return base / "cheat-referee" / "referee.sqlite3"
@@ -90,6 +91,9 @@ class SqliteStore:
 
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
         self.path = Path(path) if path is not None else default_db_path()
+        blocking = next((p for p in (self.path.parent, *self.path.parent.parents) if p.exists()), None)
+        if blocking is not None and not blocking.is_dir():
+            raise StorageError(f"cannot open the database {self.path}: {blocking} is a file, not a folder")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.path, isolation_level=None, timeout=10, check_same_thread=False)
@@ -97,7 +101,10 @@ class SqliteStore:
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.execute("PRAGMA foreign_keys=ON")
             self._db.executescript(_SCHEMA)
-        except (sqlite3.Error, OSError) as error:
+        except OSError as error:  # "[Errno 2] ..." read as the code's, not the table's: said in words
+            raise StorageError(f"cannot open the database {self.path}: {error.strerror.lower()} "
+                               f"({error.filename or self.path})") from None
+        except sqlite3.Error as error:
             raise StorageError(f"cannot open the database {self.path}: {error}") from None
 
     def close(self) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 
-from assistant import Claim, Rank, Rules
+from assistant import Call, Claim, FourOfAKind, NewGame, NoCall, Pass, Play, Rank, Rules, Winner
 from assistant.rules import CountRule, Order, TableKind
 
 _NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
@@ -74,6 +74,36 @@ def rules_summary(rules: Rules) -> str:
         parts.append("four of a kind out")
     parts.append(f"{rules.table.value} table")
     return ", ".join(parts)
+
+
+def scoring(kinds: set[TableKind]) -> str:
+    """How the standing counts, said for the kinds of games on the table: a sitting may mix them, and then
+    a match game's win is one point beside a ranked game's 3-2-1."""
+    if kinds == {TableKind.MATCH}:
+        return "one point per win"
+    if kinds == {TableKind.RANKED}:
+        return "3-2-1 points for places"
+    return "match games: one point per win; ranked games: 3-2-1 points for places"
+
+
+def undo_label(event) -> str:
+    """The Undo button named after what it takes back ("Undo Maya's play"): the table sees what a tap will
+    change before it taps, which a bare event name ("undo", "winner") did not say."""
+    if isinstance(event, NewGame):
+        return "Undo the deal"
+    if isinstance(event, Play):
+        return f"Undo {event.player}'s play"
+    if isinstance(event, Pass):
+        return f"Undo {event.player}'s pass"
+    if isinstance(event, Call):
+        return f"Undo {event.caller}'s call and its verdict"
+    if isinstance(event, NoCall):
+        return "Undo “nobody calls”"
+    if isinstance(event, FourOfAKind):
+        return f"Undo {event.player}'s four {rank_plural(event.rank)}"
+    if isinstance(event, Winner):
+        return f"Undo the result recorded for {event.player or ', '.join(event.places or ())}"
+    return "Undo the last action"
 
 
 def check_name(name: str, taken: list[str]) -> str | None:

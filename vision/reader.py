@@ -893,7 +893,10 @@ def draw(img: np.ndarray, det: Detections, suits: bool = True) -> np.ndarray:
                     (0, 0, 0), int(3 * scale))
         cv2.putText(out, text, (int(b[0]), max(12, int(b[1]) - 4)), cv2.FONT_HERSHEY_SIMPLEX, 0.5 * scale,
                     (255, 255, 255), max(1, int(scale)))
-    head = f"{det.count} cards" + ("  ABSTAIN" if det.abstain else "")
+    # in the table's words: the drawing is shown to players, who call an abstention "unsure"
+    head = "no card found" if det.count == 0 else f"{det.count} card{'s' if det.count != 1 else ''}"
+    if det.abstain and det.count:
+        head += "  UNSURE: the table decides"
     cv2.putText(out, head, (8, int(24 * scale)), cv2.FONT_HERSHEY_SIMPLEX, 0.7 * scale, (0, 0, 0), int(4 * scale))
     cv2.putText(out, head, (8, int(24 * scale)), cv2.FONT_HERSHEY_SIMPLEX, 0.7 * scale, (0, 255, 255), max(1, int(2 * scale)))
     return out

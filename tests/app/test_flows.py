@@ -202,7 +202,7 @@ def test_illegal_action_is_shown_as_the_referee_says_it(db):
     other = open_app()
     click(other, "play_1")
     click(at, "play_2")
-    assert any("changed in another window" in w for w in errors(at))
+    assert any("Another window changed this game first, so your tap was not recorded" in w for w in errors(at))
     game = stored_state(db).state.game
     assert game.hands == {"Sam": 25, "Maya": 26}
     assert "Maya's turn" in text(at)
@@ -382,3 +382,57 @@ def test_a_reload_during_a_call_keeps_the_call_open(db):
         stale.query_params[key] = value
     stale.run()
     assert "calls Cheat!" not in text(stale) and "Maya's turn" in text(stale)
+
+
+# --- what Undo and a correction take back ---------------------------------------------------------
+
+
+def test_a_verdict_is_corrected_only_while_its_call_is_the_last_action(db):
+    at = deal(open_app(), "Sam", "Maya", rule_passing=True)
+    click(at, "play_1")
+    click(at, "cheat_Maya")
+    click(at, "reveal_add_7")
+    click(at, "apply_verdict")
+    assert "Lie: Sam picks up 1 card" in text(at)
+    assert any(b.key == "correct_verdict" for b in at.button)
+    assert at.button(key="undo").label == "Undo Maya's call and its verdict"
+    click(at, "pass")  # the game moves on: the last play and its call stay as they were
+    assert not any(b.key == "correct_verdict" for b in at.button), "a correction now would undo the pass instead"
+    assert "Lie: Sam picks up" not in text(at)
+    assert at.button(key="undo").label == "Undo Maya's pass"
+
+
+def test_undo_is_named_after_what_it_takes_back_even_after_an_undo(db):
+    at = deal(open_app(), "Sam", "Maya")
+    assert at.button(key="undo").label == "Undo the deal"
+    click(at, "play_2")
+    assert at.button(key="undo").label == "Undo Sam's play"
+    click(at, "undo")
+    assert at.button(key="undo").label == "Undo the deal", "not an undo of the undo"
+
+
+def test_the_honest_shortcut_is_offered_only_when_the_cards_could_all_be_the_claim(db):
+    at = deal(open_app(), "Sam", "Maya", rule_max_cards="any")
+    play_many(at, 5)  # five aces from one deck
+    click(at, "cheat_Maya")
+    assert not any(b.key == "reveal_honest" for b in at.button)
+    click(at, "cancel_call")
+    click(at, "undo")
+    click(at, "play_2")
+    click(at, "cheat_Maya")
+    click(at, "reveal_honest")
+    assert at.session_state["call"]["ranks"] == ["A", "A"]
+
+
+def test_a_sitting_that_mixes_match_and_ranked_games_says_how_each_scores(db):
+    at = deal(open_app(), "Sam", "Maya")
+    at.segmented_control[0].set_value("Match table").run()
+    click(at, "winner_Sam")  # a match game: one point
+    at.segmented_control[0].set_value("Setup").run()
+    at.radio(key="rule_table").set_value(TableKind.RANKED).run()
+    click(at, "deal")
+    at.segmented_control[0].set_value("Match table").run()
+    click(at, "winner_Maya")  # a ranked game: three points for first place
+    assert "match games: one point per win; ranked games: 3-2-1 points for places" in text(at)
+    standing = at.dataframe[0].value
+    assert list(standing["Player"]) == ["Maya", "Sam"] and list(standing["Points"]) == [3, 1]

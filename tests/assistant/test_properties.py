@@ -61,8 +61,11 @@ def test_undo_is_an_exact_inverse_of_every_event(rules, names, choices):
         if isinstance(sitting.log[-1], Undo):
             return
         before, after, event = sitting._history[-2], sitting.state, sitting.log[-1]
+        assert sitting.last_counted == event
+        undone_to = sitting._counted[-2] if len(sitting._counted) > 1 else None
         sitting.apply(Undo())
         assert sitting.state == before
+        assert sitting.last_counted == undone_to, "the Undo button then names the event before"
         sitting.apply(event)
         assert sitting.state == after
 

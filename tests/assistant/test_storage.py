@@ -77,8 +77,16 @@ def test_a_database_that_cannot_be_opened_is_named(tmp_path):
         SqliteStore(bad)
     blocked = tmp_path / "file"
     blocked.write_text("x")
-    with pytest.raises(StorageError, match="cannot open the database"):
+    with pytest.raises(StorageError, match=f"cannot open the database .*: {blocked} is a file, not a folder"):
         SqliteStore(blocked / "sub" / "db.sqlite3")
+
+
+def test_a_database_folder_that_cannot_be_made_is_named_in_words():
+    # /proc takes no new folders, even from root: the OSError's "[Errno 2]" is said in words
+    with pytest.raises(StorageError) as raised:
+        SqliteStore("/proc/no-such-folder/db.sqlite3")
+    assert str(raised.value) == ("cannot open the database /proc/no-such-folder/db.sqlite3: no such file or directory "
+                                 "(/proc/no-such-folder)")
 
 
 def test_a_second_window_that_falls_behind_is_told_and_reloaded(tmp_path):

@@ -204,10 +204,9 @@ def setup_two_players(run: Run, shots: Path | None) -> None:
     run.see("Start the sitting")
     run.tap("first_sitting_create")
     run.see("Players, in seating order")
-    for name in ("Sam", "Maya"):
-        run.text_in("new_player", name)
-        run.tap("add_player")
-        run.see(f"{name}")
+    for number, name in enumerate(("Sam", "Maya"), start=1):
+        run.text_in("new_player", name)  # Enter in the box adds the player
+        run.see(f"{number}. {name}")
     run.key("rule_max_cards").get_by_text("Any number").click()
     run.settle()
     run.see("The deal")
@@ -227,6 +226,14 @@ def play_game(work: Path, shots: Path | None) -> dict:
         result["start_retries"] = run.start_camera()
         run.tap("play_2")  # Sam: two aces
         run.see("Sam: two aces")
+        # U is Undo's key, but not from inside a text box: typing a sitting's name takes nothing back
+        box = run.key("sitting_name").locator("input").last
+        box.click()
+        box.press_sequentially("Ursula")
+        box.press("Control+z")
+        run.settle()
+        result["after_typing"] = run.page.locator(".cr-last").first.text_content().strip()
+        box.fill("")
         run.shot(shots, "game.png")
         run.tap("cheat_Maya")
         run.see("Maya calls Cheat! on Sam")

@@ -52,6 +52,8 @@ def test_a_short_game_in_chromium_with_the_camera(tmp_path):
     result = json.loads(result_file.read_text())
     log = (tmp_path / "server.log").read_text()[-3000:] if (tmp_path / "server.log").exists() else ""
     assert result["ok"], f"{result.get('error')}\nserver log:\n{log}"
+    # keys typed into a text box (U, Ctrl+Z) never undo the play
+    assert result["after_typing"].startswith("Sam: two aces"), result
     # the camera's frames reached the app over WebRTC
     assert result["frames"] > 0
     # the call: Sam claimed two aces, the cards in view are the ace of hearts and the nine of clubs
