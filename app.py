@@ -384,12 +384,35 @@ def active_feed() -> camera.LiveFeed | None:
     return None
 
 
-def start_call(caller: str, log_len: int) -> None:
-    st.session_state["call"] = {"caller": caller, "log_len": log_len, "ranks": [], "from_reader": False}
-    st.query_params["call"] = f"{log_len}:{caller}"  # a reload keeps the call open
+def start_call(caller: str, log_len: int, ranks: list[str] | None = None, by_hand: bool = False) -> None:
+    st.session_state["call"] = {"caller": caller, "log_len": log_len, "ranks": list(ranks or []), "from_reader": False,
+                                "by_hand": by_hand}
+    keep_call(st.session_state["call"])
     feed = active_feed()
     if feed is not None:
         feed.arm()
+
+
+def keep_call(call: dict) -> None:
+    """Write an open call into the page's address (where it is in the log, the cards tapped in so far, whether
+    it is a correction by hand, and the caller, last since a name may hold anything): a reload or a restarted
+    server opens it again as it was, instead of with no cards."""
+    if call.get("log_len") is not None:
+        st.query_params["call"] = (f"{call['log_len']}:{','.join(call['ranks'])}:{'hand' if call.get('by_hand') else ''}:"
+                                   f"{call['caller']}")
+
+
+def reopened_call(address: str) -> tuple[int, list[str], bool, str] | None:
+    """The call a page address keeps (see :func:`keep_call`), or None if the address holds none."""
+    parts = address.split(":", 3)
+    if len(parts) != 4 or not parts[0].isdigit():
+        return None
+    at, ranks, hand, caller = parts
+    known = {r.value for r in Rank}
+    cards = [r for r in ranks.split(",") if r]
+    if any(r not in known for r in cards):
+        return None
+    return int(at), cards, hand == "hand", caller
 
 
 def cancel_call() -> None:
@@ -414,6 +437,7 @@ def reveal_edit(action: str, rank: str | None = None) -> None:
         count, claimed = rank.split(":")
         call["ranks"] = [claimed] * int(count)
     call["from_reader"] = False
+    keep_call(call)
 
 
 #: Keyboard keys for the reveal buttons (the number of cards played is keys 1 to 8 on the game screen).
@@ -452,10 +476,10 @@ def game_screen(referee: Referee) -> None:
         return
 
     call = st.session_state.get("call")
-    if call is None and st.query_params.get("call"):  # a reload during a call: open it again
-        at, _, caller = str(st.query_params["call"]).partition(":")
-        if at == str(log_len) and game.awaiting_call and caller in game.players:
-            start_call(caller, log_len)
+    if call is None and st.query_params.get("call"):  # a reload during a call: open it again, cards and all
+        kept = reopened_call(str(st.query_params["call"]))
+        if kept is not None and kept[0] == log_len and game.awaiting_call and kept[3] in game.players:
+            start_call(kept[3], log_len, ranks=kept[1], by_hand=kept[2])
             call = st.session_state["call"]
         else:
             st.query_params.pop("call", None)
@@ -464,6 +488,7 @@ def game_screen(referee: Referee) -> None:
         call = None
     if call is not None and call["log_len"] is None:
         call["log_len"] = log_len
+        keep_call(call)
 
     claim = game.last_play
     verdict = game.last_call
@@ -685,6 +710,7 @@ def use_reading(ranks: list[str]) -> None:
     if call is not None:
         call["ranks"] = list(ranks)
         call["from_reader"] = True
+        keep_call(call)
 
 
 def still_reading(source: str, call: dict) -> None:

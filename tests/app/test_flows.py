@@ -362,7 +362,8 @@ def test_a_reload_during_a_call_keeps_the_call_open(db):
     at = deal(open_app(), "Sam", "Maya", "Leo")
     click(at, "play_2")
     click(at, "cheat_Leo")
-    # a reload keeps the address (the sitting and the open call) but nothing else of the session
+    click(at, "reveal_add_A")  # one card tapped in before the reload
+    # a reload keeps the address (the sitting, the open call and its cards) but nothing else of the session
     from streamlit.testing.v1 import AppTest
 
     from .conftest import APP
@@ -372,6 +373,7 @@ def test_a_reload_during_a_call_keeps_the_call_open(db):
         again.query_params[key] = value
     again.run()
     assert "Leo calls Cheat! on Sam" in text(again)
+    assert again.session_state["call"]["ranks"] == ["A"] and "Revealed: A" in text(again)
     click(again, "reveal_honest")
     click(again, "apply_verdict")
     assert "Honest: Leo picks up 2 cards" in text(again)
@@ -436,3 +438,24 @@ def test_a_sitting_that_mixes_match_and_ranked_games_says_how_each_scores(db):
     assert "match games: one point per win; ranked games: 3-2-1 points for places" in text(at)
     standing = at.dataframe[0].value
     assert list(standing["Player"]) == ["Maya", "Sam"] and list(standing["Points"]) == [3, 1]
+
+
+def test_a_reload_during_a_correction_keeps_it_by_hand_with_its_cards(db):
+    from streamlit.testing.v1 import AppTest
+
+    from .conftest import APP
+
+    at = deal(open_app(), "Sam", "Maya")
+    click(at, "play_2")
+    click(at, "cheat_Maya")
+    click(at, "reveal_add_A")
+    click(at, "reveal_add_7")
+    click(at, "apply_verdict")
+    click(at, "correct_verdict")
+    again = AppTest.from_file(APP, default_timeout=30)
+    for key, value in at.query_params.items():
+        again.query_params[key] = value
+    again.run()
+    call = again.session_state["call"]
+    assert call["ranks"] == ["A", "7"] and call["by_hand"], "the camera must not decide a disputed call again"
+    assert "Correct the cards by hand" in " ".join(i.value for i in again.info)
