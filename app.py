@@ -37,7 +37,8 @@ from assistant import (  # noqa: E402
 from assistant.game import default_dealer  # noqa: E402
 from assistant.referee import Referee  # noqa: E402
 from assistant.rules import CountRule, Order, TableKind  # noqa: E402
-from assistant.storage import DATA_SETTING, DB_SETTING, SqliteStore, StaleSitting, default_db_path  # noqa: E402
+from assistant.storage import (DATA_SETTING, DB_SETTING, MAX_SITTING_NAME, SqliteStore, StaleSitting,  # noqa: E402
+                               default_db_path)
 from ui import camera, words  # noqa: E402
 from ui.words import esc  # noqa: E402
 
@@ -163,7 +164,7 @@ def sidebar(store: SqliteStore, sittings, chosen) -> None:
                 reset_session_ui()
                 st.rerun()
         with st.form("new_sitting", clear_on_submit=True):
-            name = st.text_input("New sitting", placeholder="Friday at Maya's", key="sitting_name")
+            name = st.text_input("New sitting", placeholder="Friday at Maya's", key="sitting_name", max_chars=MAX_SITTING_NAME)
             if st.form_submit_button("Start a new sitting", key="sitting_create"):
                 start_sitting(store, name)
         st.divider()
@@ -899,14 +900,19 @@ def main() -> None:
                 f"{DATA_SETTING}; without either, {default_db_path(ignore_settings=True)}). Point the setting at a "
                 "file in a folder you can write to, or remove it, and start the referee again with ./run.sh.")
         st.stop()
-    sittings, chosen = current_sitting(store)
+    try:
+        sittings, chosen = current_sitting(store)
+    except StorageError as error:
+        st.error(f"The referee cannot read its database: {error}")
+        st.stop()
     sidebar(store, sittings, chosen)
     show_flashes()
     if chosen is None:
         st.title("Cheat Referee")
         st.write("Start a sitting for this evening's table: its games and match table are kept together.")
         with st.form("first_sitting"):
-            name = st.text_input("Name of the sitting", value="Tonight", key="first_sitting_name")
+            name = st.text_input("Name of the sitting", value="Tonight", key="first_sitting_name",
+                                 max_chars=MAX_SITTING_NAME)
             if st.form_submit_button("Start the sitting", type="primary", key="first_sitting_create"):
                 start_sitting(store, name)
         return

@@ -6,9 +6,10 @@ import csv
 import io
 from typing import Iterable
 
+from .errors import CheatError, StorageError
 from .events import Event
 from .game import State
-from .sitting import Sitting, replay, write_transcript
+from .sitting import Sitting, collector_paused, replay, write_transcript
 from .storage import SittingInfo, StaleSitting, Store
 
 
@@ -18,7 +19,7 @@ class Referee:
     def __init__(self, store: Store, sitting_id: int) -> None:
         self.store = store
         self.sitting_id = sitting_id
-        self.sitting = Sitting(store.events(sitting_id))
+        self.sitting = self._stored_sitting()
 
     @classmethod
     def new(cls, store: Store, name: str) -> "Referee":
@@ -27,8 +28,8 @@ class Referee:
     @classmethod
     def import_transcript(cls, store: Store, name: str, lines: Iterable[str | bytes]) -> "Referee":
         """A new sitting from a transcript; an illegal line raises TranscriptError and stores nothing."""
-        events = replay(lines).log
-        info: SittingInfo = store.create_sitting(name, events)
+        sitting = replay(lines)
+        info: SittingInfo = store.create_sitting(name, sitting.log, sitting.state.table.rows)
         return cls(store, info.id)
 
     @property
@@ -50,7 +51,19 @@ class Referee:
 
     def reload(self) -> None:
         """Read the sitting again from storage (after another window changed it)."""
-        self.sitting = Sitting(self.store.events(self.sitting_id))
+        self.sitting = self._stored_sitting()
+
+    def _stored_sitting(self) -> Sitting:
+        """The sitting as stored; an event the rules refuse (a database edited by hand, or written by another
+        program) is named by its number, as a damaged one is."""
+        sitting = Sitting()
+        with collector_paused():
+            for seq, event in enumerate(self.store.events(self.sitting_id)):
+                try:
+                    sitting.apply(event)
+                except CheatError as error:
+                    raise StorageError(f"event {seq} of sitting {self.sitting_id} cannot be replayed: {error}") from None
+        return sitting
 
     def transcript(self) -> str:
         out = io.StringIO()

@@ -27,7 +27,7 @@ class Sitting:
         self.log: list[Event] = []
         self._history: list[State] = [State()]
         self._counted: list[Event] = []  # the events behind ``_history[1:]``, one each
-        with _collector_paused():
+        with collector_paused():
             for event in events:
                 self.apply(event)
 
@@ -107,7 +107,7 @@ def _decoded(number: int, line: str | bytes) -> str:
 def replay(lines: Iterable[str | bytes]) -> Sitting:
     """A sitting rebuilt from transcript lines; the first bad or illegal line raises TranscriptError."""
     sitting = Sitting()
-    with _collector_paused():
+    with collector_paused():
         for number, event in read_transcript(lines):
             try:
                 sitting.apply(event)
@@ -117,7 +117,7 @@ def replay(lines: Iterable[str | bytes]) -> Sitting:
 
 
 @contextmanager
-def _collector_paused() -> Iterator[None]:
+def collector_paused() -> Iterator[None]:
     """Pause the cycle collector during a bulk replay: the states kept for undo are long-lived and
     acyclic, and rescanning them over and over would double the replay time."""
     was_enabled = gc.isenabled()

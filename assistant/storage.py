@@ -22,6 +22,8 @@ from .game import GameResult
 #: Environment settings: the database file itself, or the folder that holds ``referee.sqlite3``.
 DB_SETTING = "CHEAT_REFEREE_DB"
 DATA_SETTING = "CHEAT_REFEREE_DATA"
+#: Longest name of a sitting: it is shown in a picker and a listing.
+MAX_SITTING_NAME = 80
 
 
 def default_db_path(ignore_settings: bool = False) -> Path:
@@ -48,7 +50,7 @@ class Store(Protocol):
 
     def sittings(self) -> list[SittingInfo]: ...
 
-    def create_sitting(self, name: str, events: Sequence[Event] = ()) -> SittingInfo: ...
+    def create_sitting(self, name: str, events: Sequence[Event] = (), rows: Sequence[GameResult] = ()) -> SittingInfo: ...
 
     def events(self, sitting_id: int) -> list[Event]: ...
 
@@ -94,9 +96,12 @@ class SqliteStore:
         blocking = next((p for p in (self.path.parent, *self.path.parent.parents) if p.exists()), None)
         if blocking is not None and not blocking.is_dir():
             raise StorageError(f"cannot open the database {self.path}: {blocking} is a file, not a folder")
+        if self.path.is_dir():
+            raise StorageError(f"cannot open the database {self.path}: it is a folder; name a file in it instead")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.path, isolation_level=None, timeout=10, check_same_thread=False)
+            self._refuse_another_programs_database()
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.execute("PRAGMA foreign_keys=ON")
@@ -107,21 +112,35 @@ class SqliteStore:
         except sqlite3.Error as error:
             raise StorageError(f"cannot open the database {self.path}: {error}") from None
 
+    def _refuse_another_programs_database(self) -> None:
+        """A setting pointed at some other program's SQLite file must not add tables to it or switch its journal:
+        the referee's own database has no tables but its three."""
+        tables = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        foreign = sorted(tables - {"sittings", "events", "games"})
+        if foreign:
+            self._db.close()
+            raise StorageError(f"cannot open the database {self.path}: it belongs to another program (it holds the "
+                               f"table {foreign[0]!r}), and the referee will not change it; name another file")
+
     def close(self) -> None:
         self._db.close()
 
     def sittings(self) -> list[SittingInfo]:
         rows = self._read(
-            "SELECT s.id, s.name, s.created, COUNT(e.seq) FROM sittings s "
+            "SELECT s.id, CAST(s.name AS BLOB), s.created, COUNT(e.seq) FROM sittings s "
             "LEFT JOIN events e ON e.sitting_id = s.id GROUP BY s.id ORDER BY s.id"
         )
-        return [SittingInfo(*row) for row in rows]
+        # a name damaged on disk is shown with replacement marks: it must not hide the other sittings
+        return [SittingInfo(i, bytes(name).decode("utf-8", "replace"), created, n) for i, name, created, n in rows]
 
-    def create_sitting(self, name: str, events: Sequence[Event] = ()) -> SittingInfo:
-        """A new sitting, with ``events`` (an imported transcript) written in the same transaction."""
-        name = name.strip()
+    def create_sitting(self, name: str, events: Sequence[Event] = (), rows: Sequence[GameResult] = ()) -> SittingInfo:
+        """A new sitting, with ``events`` (an imported transcript) and the match table's ``rows`` they lead to
+        written in the same transaction."""
+        name = " ".join(name.split())  # tabs and line breaks would break every listing that shows the name
         if not name:
             raise StorageError("a sitting needs a name")
+        if len(name) > MAX_SITTING_NAME:
+            raise StorageError(f"a sitting's name takes at most {MAX_SITTING_NAME} characters, not {len(name)}")
         created = _now()
         with self._transaction() as db:
             sitting_id = db.execute("INSERT INTO sittings (name, created) VALUES (?, ?)", (name, created)).lastrowid
@@ -129,21 +148,27 @@ class SqliteStore:
                 "INSERT INTO events (sitting_id, seq, body, recorded) VALUES (?, ?, ?, ?)",
                 [(sitting_id, seq, json.dumps(to_dict(e)), created) for seq, e in enumerate(events)],
             )
+            _write_rows(db, sitting_id, rows)
         return SittingInfo(sitting_id, name, created, len(events))
 
     def events(self, sitting_id: int) -> list[Event]:
-        if not self._read("SELECT 1 FROM sittings WHERE id = ?", (sitting_id,)):
+        if not -2**63 <= sitting_id < 2**63 or not self._read("SELECT 1 FROM sittings WHERE id = ?", (sitting_id,)):
             raise StorageError(f"there is no sitting number {sitting_id} in {self.path}")
-        rows = self._read("SELECT seq, body FROM events WHERE sitting_id = ? ORDER BY seq", (sitting_id,))
+        rows = self._read("SELECT seq, CAST(body AS BLOB) FROM events WHERE sitting_id = ? ORDER BY seq", (sitting_id,))
         events = []
         for expected, (seq, body) in enumerate(rows):
             if seq != expected:
                 raise StorageError(f"sitting {sitting_id} in {self.path} is missing event {expected}")
             try:
-                events.append(from_dict(json.loads(body)))
-            except (json.JSONDecodeError, BadEvent) as error:
-                raise StorageError(f"event {seq} of sitting {sitting_id} in {self.path} is damaged: {error}") from None
+                events.append(from_dict(json.loads(bytes(body).decode("utf-8"))))
+            except RecursionError:
+                raise self._damaged(sitting_id, seq, "nested too deeply") from None
+            except (ValueError, TypeError, BadEvent) as error:  # JSON, UTF-8 and over-long numbers are ValueErrors
+                raise self._damaged(sitting_id, seq, str(error)) from None
         return events
+
+    def _damaged(self, sitting_id: int, seq: int, why: str) -> StorageError:
+        return StorageError(f"event {seq} of sitting {sitting_id} in {self.path} is damaged: {why}")
 
     def append(self, sitting_id: int, seq: int, event: Event, rows: Sequence[GameResult] | None) -> None:
         """Write event number ``seq`` (and, when they changed, the table's rows) in one commit."""
@@ -157,13 +182,7 @@ class SqliteStore:
                 raise StaleSitting("the sitting was changed in another window; it has been reloaded") from None
             if rows is not None:
                 db.execute("DELETE FROM games WHERE sitting_id = ?", (sitting_id,))
-                db.executemany(
-                    "INSERT INTO games (sitting_id, number, kind, players, places, tracked) VALUES (?, ?, ?, ?, ?, ?)",
-                    [
-                        (sitting_id, r.number, r.kind.value, json.dumps(r.players), json.dumps(r.places), int(r.tracked))
-                        for r in rows
-                    ],
-                )
+                _write_rows(db, sitting_id, rows)
 
     def _read(self, sql: str, params: tuple = ()) -> list[tuple]:
         try:
@@ -195,10 +214,22 @@ class _Transaction:
                 return False
             except sqlite3.Error as commit_error:
                 error = commit_error
-        self._db.execute("ROLLBACK")
+        if self._db.in_transaction:  # SQLite has already rolled back after some errors, a full disk among them
+            try:
+                self._db.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass  # the error that brought us here is the one to report
         if isinstance(error, sqlite3.Error):
             raise StorageError(f"cannot write to the database {self._path}: {error}") from None
         return False
+
+
+def _write_rows(db: sqlite3.Connection, sitting_id: int, rows: Sequence[GameResult]) -> None:
+    """The match table's rows, for other tools to read (the log stays the truth they are derived from)."""
+    db.executemany(
+        "INSERT INTO games (sitting_id, number, kind, players, places, tracked) VALUES (?, ?, ?, ?, ?, ?)",
+        [(sitting_id, r.number, r.kind.value, json.dumps(r.players), json.dumps(r.places), int(r.tracked)) for r in rows],
+    )
 
 
 def _now() -> str:

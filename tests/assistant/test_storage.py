@@ -151,15 +151,100 @@ def test_match_table_exports_as_csv(tmp_path):
     assert rows[0]["players"] == "Alice; Ben; Cara; Dev"
 
 
-def test_a_damaged_event_row_is_reported_by_sitting_and_number(tmp_path):
+@pytest.mark.parametrize("body", ["'{broken'", "'" + "[" * 100_000 + "]" * 100_000 + "'",
+                                  "'{\"event\": \"play\", \"player\": \"Ben\", \"count\": " + "9" * 5000 + "}'",
+                                  "X'7B22FF22'"])
+def test_a_damaged_event_row_is_reported_by_sitting_and_number(tmp_path, body):
     path = tmp_path / "r.sqlite3"
     referee = Referee.new(SqliteStore(path), "Friday")
     referee.record(NewGame(PLAYERS))
+    referee.record(Play("Alice", 1))
     db = sqlite3.connect(path)
-    db.execute("UPDATE events SET body = '{broken' WHERE seq = 0")
+    db.execute(f"UPDATE events SET body = {body} WHERE seq = 1")
     db.commit()
-    with pytest.raises(StorageError, match="event 0 of sitting 1 .* is damaged"):
+    with pytest.raises(StorageError, match="event 1 of sitting 1 .* is damaged"):
         Referee(SqliteStore(path), referee.sitting_id)
+
+
+def test_a_stored_event_the_rules_refuse_is_named_by_its_number(tmp_path):
+    path = tmp_path / "r.sqlite3"
+    referee = Referee.new(SqliteStore(path), "Friday")
+    referee.record(NewGame(PLAYERS))
+    referee.record(Play("Alice", 1))
+    db = sqlite3.connect(path)
+    db.execute("""UPDATE events SET body = '{"event": "play", "player": "Cara", "count": 1}' WHERE seq = 1""")
+    db.commit()
+    with pytest.raises(StorageError, match="event 1 of sitting 1 cannot be replayed: it is Alice's turn, not Cara's"):
+        Referee(SqliteStore(path), referee.sitting_id)
+
+
+def test_a_sitting_name_damaged_on_disk_hides_no_other_sitting(tmp_path):
+    path = tmp_path / "r.sqlite3"
+    store = SqliteStore(path)
+    store.create_sitting("Friday")
+    store.create_sitting("Saturday")
+    db = sqlite3.connect(path)
+    db.execute("UPDATE sittings SET name = CAST(X'46FF' AS TEXT) WHERE id = 1")
+    db.commit()
+    assert [info.name for info in SqliteStore(path).sittings()] == ["F\ufffd", "Saturday"]
+
+
+def test_a_sitting_number_beyond_sqlite_is_no_sitting(tmp_path):
+    with pytest.raises(StorageError, match="there is no sitting number 99999999999999999999"):
+        SqliteStore(tmp_path / "r.sqlite3").events(99999999999999999999)
+
+
+@pytest.mark.parametrize("name, stored", [("Fri\tday\n2\tfake", "Fri day 2 fake"), ("  Friday  night ", "Friday night")])
+def test_a_sitting_name_is_one_line(tmp_path, name, stored):
+    store = SqliteStore(tmp_path / "r.sqlite3")
+    store.create_sitting(name)
+    assert [info.name for info in store.sittings()] == [stored]
+
+
+def test_a_sitting_name_too_long_for_a_listing_is_refused(tmp_path):
+    store = SqliteStore(tmp_path / "r.sqlite3")
+    with pytest.raises(StorageError, match="a sitting's name takes at most 80 characters, not 81"):
+        store.create_sitting("x" * 81)
+    assert store.sittings() == []
+
+
+def test_another_programs_sqlite_file_is_refused_and_left_as_it_was(tmp_path):
+    path = tmp_path / "photos.db"
+    other = sqlite3.connect(path)
+    other.execute("CREATE TABLE albums (id INTEGER PRIMARY KEY)")
+    other.commit()
+    other.close()
+    before = path.read_bytes()
+    with pytest.raises(StorageError, match="belongs to another program .*'albums'"):
+        SqliteStore(path)
+    assert path.read_bytes() == before
+    assert not Path(str(path) + "-wal").exists()
+
+
+def test_a_folder_named_as_the_database_is_said_to_be_a_folder(tmp_path):
+    with pytest.raises(StorageError, match="it is a folder; name a file in it instead"):
+        SqliteStore(tmp_path)
+
+
+def test_an_imported_sitting_stores_its_match_table_rows(tmp_path):
+    path = tmp_path / "r.sqlite3"
+    lines = ['{"event": "winner", "player": "Ben", "players": ["Alice", "Ben"]}', '{"event": "winner", "player": "Alice"}']
+    Referee.import_transcript(SqliteStore(path), "Friday", lines)
+    rows = sqlite3.connect(path).execute("SELECT number, places FROM games ORDER BY number").fetchall()
+    assert rows == [(1, '["Ben"]'), (2, '["Alice"]')]
+
+
+def test_a_full_disk_is_reported_as_such_and_changes_nothing(tmp_path):
+    """SQLite rolls a transaction back itself when the disk fills; rolling back again used to hide why."""
+    path = tmp_path / "r.sqlite3"
+    referee = Referee.new(SqliteStore(path), "Friday")
+    db = referee.store._db
+    db.execute(f"PRAGMA max_page_count = {db.execute('PRAGMA page_count').fetchone()[0]}")  # no page to spare
+    players = ("A" * 3000, "B" * 3000)  # a row bigger than the free space of any page
+    with pytest.raises(StorageError, match="cannot write to the database .*: database or disk is full"):
+        referee.record(Winner(players[0], players=players))
+    assert referee.sitting.log == [] and referee.state.table.rows == ()
+    assert SqliteStore(path).events(referee.sitting_id) == []
 
 
 WRITER = textwrap.dedent(
