@@ -350,9 +350,14 @@ def hands_html(game) -> str:
 
 
 def speak(text: str, key: str) -> None:
-    """Say ``text`` once in the browser (speechSynthesis); ``key`` keeps a rerun from repeating it."""
-    if not st.session_state.get("speak", True):
-        return
+    """Say ``text`` once in the browser (speechSynthesis). ``key`` is remembered in the browser's local storage,
+    so neither a rerun nor a second tab or a reopened page says it again; with speech off it is remembered
+    unsaid, so that turning speech back on does not announce an old verdict."""
+    say = "" if not st.session_state.get("speak", True) else """
+  window.__cheatSpoken.push(text);
+  try {
+    if (window.speechSynthesis) window.speechSynthesis.speak(new SpeechSynthesisUtterance(text));
+  } catch (e) {}"""
     payload = esc(text).replace("'", "&#39;")
     st.html(
         f"""<div class="cr-speech" data-say='{payload}' data-key='{esc(key)}' style="display:none"></div>
@@ -362,12 +367,8 @@ def speak(text: str, key: str) -> None:
   const key = {json.dumps(key)};
   window.__cheatSpoken = window.__cheatSpoken || [];
   const mark = "cheat-referee-spoken:" + key;
-  try {{ if (window.sessionStorage.getItem(mark)) return; window.sessionStorage.setItem(mark, "1"); }}
-  catch (e) {{ window.__cheatKeys = window.__cheatKeys || []; if (window.__cheatKeys.includes(key)) return; window.__cheatKeys.push(key); }}
-  window.__cheatSpoken.push(text);
-  try {{
-    if (window.speechSynthesis) window.speechSynthesis.speak(new SpeechSynthesisUtterance(text));
-  }} catch (e) {{}}
+  try {{ if (window.localStorage.getItem(mark)) return; window.localStorage.setItem(mark, "1"); }}
+  catch (e) {{ window.__cheatKeys = window.__cheatKeys || []; if (window.__cheatKeys.includes(key)) return; window.__cheatKeys.push(key); }}{say}
 }})();
 </script>""",
         unsafe_allow_javascript=True,
@@ -381,7 +382,7 @@ def active_feed() -> camera.LiveFeed | None:
         return st.session_state.get("_feed")
     if source == "server":
         cam = _server_camera(str(st.session_state.get("server_camera", "0")))
-        return cam.feed if cam.ok else None
+        return cam.feed if cam is not None else None
     return None
 
 
@@ -563,9 +564,12 @@ def action_panel(referee: Referee, game, log_len: int) -> None:
     if game.awaiting_call and claim is not None:
         callers = [p for p in game.players if p != claim.player and p not in game.places]
         st.markdown("<div class='cr-sub'>Who called Cheat! first? One tap on the name:</div>", unsafe_allow_html=True)
-        cols = st.columns(max(len(callers), 1))
-        for col, name in zip(cols, callers):
-            col.button(f"Cheat! {name}", key=f"cheat_{name}", on_click=start_call, args=(name, log_len), width="stretch")
+        per_row = 4  # a full name on every button: with more callers than fit a row, they go onto more rows
+        for row_start in range(0, len(callers), per_row):
+            cols = st.columns(per_row)
+            for col, name in zip(cols, callers[row_start:row_start + per_row]):
+                col.button(f"Cheat! {name}", key=f"cheat_{name}", on_click=start_call, args=(name, log_len),
+                           width="stretch")
         if game.hands[claim.player] == 0:
             st.button(f"Nobody calls: {claim.player} is out", key="nocall", type="primary", on_click=act, args=(NoCall(),))
             if referee.sitting.preview(NoCall()).game.over:
@@ -727,21 +731,49 @@ def still_reading(source: str, call: dict) -> None:
         if image is None:
             st.error("That file is not a picture the app can read (JPEG or PNG).")
             return
-        reading_shown(*camera.read_still(image))
+        claim = st.session_state["_referee"].state.game.last_play
+        reading_shown(*camera.read_still(image), claimed=claim.count if claim is not None else None)
 
 
-def reading_shown(reading: camera.Reading, annotated) -> None:
-    # at most a third of a laptop screen wide, so the tap-in buttons below stay in view
-    st.image(annotated[:, :, ::-1], caption="What the reader saw", width=min(480, annotated.shape[1]))
-    seen = " ".join(r.value for r in reading.ranks) or "nothing"
-    st.markdown(f"Camera reads: **{esc(seen)}**" + (f" ({esc(reading.note)})" if reading.note else ""))
+def reading_shown(reading: camera.Reading, annotated, claimed: int | None = None) -> None:
+    """A still photo's reading beside the picture, small, so that the tap-in buttons below stay in view; an
+    unsure reading is offered as a best guess, and a count other than the claim is pointed out."""
+    picture, said = st.columns([1, 1], gap="medium")
+    picture.image(annotated[:, :, ::-1], caption="What the reader saw", width=min(320, annotated.shape[1]))
+    seen = " ".join(r.value for r in reading.ranks)
+    notes = [reading.note] if reading.note else []
+    differs = bool(reading.ranks) and claimed is not None and len(reading.ranks) != claimed
+    if differs:
+        notes.append(f"{claimed} claimed but {len(reading.ranks)} seen: check the cards")
+    if not seen:
+        said.markdown("Camera reads: **nothing**")
+    elif reading.sure:
+        said.markdown(f"Camera reads: **{esc(seen)}**")
+    else:
+        said.markdown(f"Camera is unsure. Best guess: **{esc(seen)}**")
+    for note in notes:
+        said.caption(note[:1].upper() + note[1:] + ".")
     if reading.ranks:
-        st.button("Use this reading", key="use_still", on_click=use_reading, args=([r.value for r in reading.ranks],))
+        said.button("Use this reading" if reading.sure else "Use the best guess", key="use_still", on_click=use_reading,
+                    args=([r.value for r in reading.ranks],), type="primary" if reading.sure and not differs else "secondary")
 
 
 @st.cache_resource(max_entries=2, on_release=lambda cam: cam.close())
-def _server_camera(source: str) -> camera.ServerCamera:
-    return camera.ServerCamera(source)
+def _opened_server_camera(source: str) -> camera.ServerCamera:
+    cam = camera.ServerCamera(source)
+    if not cam.ok:
+        cam.close()
+        raise OSError(f"cannot open the camera {source!r}")  # an exception is not cached: the next run tries again
+    return cam
+
+
+def _server_camera(source: str) -> camera.ServerCamera | None:
+    """The server's camera, opened once and shared; None while it cannot be opened (a camera plugged in later,
+    or a file made later, is found on the next run: a failure is not kept)."""
+    try:
+        return _opened_server_camera(source)
+    except OSError:
+        return None
 
 
 def server_camera_view() -> None:
@@ -750,7 +782,7 @@ def server_camera_view() -> None:
     cam = _server_camera(source)
     with st.container(border=True):
         st.markdown("**Camera on the server**")
-        if not cam.ok:
+        if cam is None:
             st.error(f"The server cannot open the camera {source!r}: plug it in, or give another number or device.")
             return
         st.caption("Place the camera above the middle of the table; turn the called cards face up in view.")

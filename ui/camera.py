@@ -38,6 +38,7 @@ class Reading:
     frames: int = 0  # frames read since the call
     note: str = ""  # why it is not sure, in words
     at: float = 0.0  # time.monotonic() when this reading was made
+    seen_before: bool = False  # these very ranks lay in view when the call was made
 
     @property
     def actionable(self) -> bool:
@@ -59,6 +60,8 @@ def may_apply(reading: Reading, claimed: int) -> tuple[bool, str]:
         return False, reading.note or "the reading is not steady yet"
     if len(reading.ranks) != claimed:
         return False, f"{claimed} claimed but {len(reading.ranks)} seen: check the cards and confirm"
+    if reading.seen_before:
+        return False, "these cards were already in view when Cheat! was called: check them and confirm"
     return True, ""
 
 
@@ -129,10 +132,11 @@ def _ranks(values: Sequence[Any]) -> tuple[Rank, ...]:
     return tuple(Rank.parse(getattr(v, "value", v)) for v in values)
 
 
-def _why(detections: Any) -> str:
-    """Why the reader abstained, in a few words for the table (the reader's own reasons are longer)."""
+def _why(detections: Any, guess: bool = True) -> str:
+    """Why the reader abstained, in a few words for the table (the reader's own reasons are longer); with
+    ``guess``, its best guess after them, for screens that do not show the guessed ranks otherwise."""
     reasons = " ".join(getattr(detections, "reasons", []) or [])
-    guesses = " ".join(r.value if r is not None else "?" for r in getattr(detections, "rank", []))
+    guesses = " ".join(r.value if r is not None else "?" for r in getattr(detections, "rank", [])) if guess else ""
     if not len(detections):
         return "no cards in view yet"
     parts = []
@@ -142,7 +146,7 @@ def _why(detections: Any) -> str:
         parts.append("unsure of a card")
     if not parts:  # the gate's judgement alone (vision.gate): no single card or pairing to point at
         parts.append("unsure of the reading" if "more likely wrong" in reasons else "unsure of a card")
-    return ", ".join(parts) + (f" (best guess: {guesses})" if guesses else "")
+    return ", ".join(parts) + (f"; best guess: {guesses}" if guesses else "")
 
 
 @dataclass
@@ -162,16 +166,23 @@ class LiveFeed:
     last_frame_at: float = 0.0
     read_ms: float = 0.0
     last_detections: Any = None
+    before: tuple[Rank, ...] = ()  # what lay face up in view when the call was made (sure readings only)
 
     def arm(self) -> None:
-        """Start a fresh reading (a call was made: wait for the flipped cards)."""
+        """Start a fresh reading (a call was made: wait for the flipped cards).
+
+        What the camera last read between calls is kept as ``before``: cards already face up in view (a
+        four of a kind laid out, an earlier reveal not yet picked up) are not the called cards, and a
+        reading of exactly them must not decide the call alone."""
         reader = load_reader()
         with self.lock:
+            last = self.last_detections
+            self.before = tuple(sorted(_ranks(last.ranks), key=lambda r: r.value)) if last is not None and len(last) and not last.abstain else ()
             self.armed = True
             self.stabiliser = reader.stabiliser() if reader is not None else None
             self.reading = Reading()
             self.frames_read = 0
-        trace("arm")
+        trace("arm", before=[r.value for r in self.before])
 
     def disarm(self) -> None:
         with self.lock:
@@ -212,7 +223,11 @@ class LiveFeed:
                     note = _why(detections) if detections.abstain else "no cards in view yet"
                 elif not steady.stable:
                     note = "the reading is not steady yet"
-                self.reading = Reading(ranks, bool(ranks), bool(steady.stable), self.frames_read, note, time.monotonic())
+                if not len(detections):
+                    self.before = ()  # the view emptied after the call: what turns up now was turned up now
+                seen_before = bool(ranks) and tuple(sorted(ranks, key=lambda r: r.value)) == self.before
+                self.reading = Reading(ranks, bool(ranks), bool(steady.stable), self.frames_read, note, time.monotonic(),
+                                       seen_before)
             reading = self.reading
         trace("frame", cards=len(detections), read_ms=round(read_ms, 1), abstain=bool(detections.abstain),
               steady=reading.steady, frames_seen=count)
@@ -224,17 +239,21 @@ class LiveFeed:
 
 
 def read_still(image_bgr: np.ndarray) -> tuple[Reading, np.ndarray]:
-    """One picture (a snapshot or an uploaded photo): its reading, never steady on its own."""
+    """One picture (a snapshot or an uploaded photo): its reading, never steady on its own. A picture the
+    reader refuses (too small, too narrow) gets its reason as the note, not an error page."""
     reader = load_reader()
     if reader is None:
         return Reading(note="the card reader is not available: enter the cards by hand"), image_bgr
-    detections = reader.read(image_bgr)
+    try:
+        detections = reader.read(image_bgr)
+    except reader.module.ImageError as error:
+        return Reading(note=f"the picture cannot be read ({error}): enter the cards by hand"), image_bgr
     ranks = _ranks(detections.ranks)
     note = ""
-    if detections.abstain:
-        note = _why(detections)
-    elif not ranks:
+    if not len(detections):
         note = "no cards found in the picture"
+    elif detections.abstain:
+        note = _why(detections, guess=False)
     return Reading(ranks, not detections.abstain and bool(ranks), False, 1, note, time.monotonic()), reader.draw(image_bgr, detections)
 
 

@@ -142,6 +142,61 @@ def test_camera_frames_are_read_as_video_and_still_pictures_as_photos(monkeypatc
     assert asked == [True, True, False]
 
 
+def scripted_reader(monkeypatch, ranks_per_frame: list[tuple[Rank, ...]]):
+    """A reader that reads the given ranks, sure, one entry per frame it is asked about."""
+    from types import SimpleNamespace
+
+    from vision.reader import Detections, ImageError, Stabiliser
+
+    frames = iter(ranks_per_frame)
+
+    class Reader:
+        def read(self, image, video=False):
+            ranks = next(frames)
+            n = len(ranks)
+            return Detections("card", np.array([[10 * k, 0, 10 * k + 8, 8] for k in range(n)], np.float32).reshape(n, 4),
+                              np.ones(n, np.float32), list(ranks), [None] * n, np.zeros((n, len(Rank)), np.float32),
+                              np.arange(n), image_size=(640, 480))
+
+    module = SimpleNamespace(CardReader=Reader, draw=lambda image, detections, suits=True: image, Stabiliser=Stabiliser,
+                             ImageError=ImageError)
+    monkeypatch.setattr(camera, "_READER", camera.ReaderAdapter(module))
+
+
+def test_cards_already_face_up_when_cheat_is_called_do_not_decide_the_call_alone(monkeypatch):
+    """A four of a kind laid out, or a reveal not yet picked up, lies face up in view: read again after the call,
+    it is not the called cards, and the table confirms instead of the camera deciding."""
+    ace_nine = (Rank.ACE, Rank.NINE)
+    scripted_reader(monkeypatch, [ace_nine] + [ace_nine] * camera.WINDOW + [()] + [ace_nine] * camera.WINDOW
+                    + [ace_nine] + [()] + [ace_nine] * camera.WINDOW)
+    feed = camera.LiveFeed()
+    feed.process(table())  # between calls: the ace and the nine are already face up
+    feed.arm()
+    for _ in range(camera.WINDOW):
+        feed.process(table())
+    reading = feed.current()
+    assert reading.actionable and reading.seen_before
+    ok, why = camera.may_apply(reading, 2)
+    assert not ok and "already in view when Cheat! was called" in why
+    feed.process(table())  # the view empties
+    feed.arm()  # the next call, made on an empty view: the same cards turned up now are the called ones
+    for _ in range(camera.WINDOW):
+        feed.process(table())
+    assert camera.may_apply(feed.current(), 2) == (True, "")
+    feed.arm()  # cards in view at the call, then picked up, then the called cards turned up: those decide
+    feed.process(table())
+    for _ in range(camera.WINDOW):
+        feed.process(table())
+    assert camera.may_apply(feed.current(), 2) == (True, "")
+
+
+def test_a_still_picture_the_reader_refuses_is_said_in_words(monkeypatch):
+    monkeypatch.delenv("CHEAT_REFEREE_READER", raising=False)
+    _reader_or_skip()
+    reading, picture = camera.read_still(np.zeros((4, 400, 3), np.uint8))
+    assert reading.ranks == () and reading.note.startswith("the picture cannot be read (image too small")
+
+
 def test_the_table_hears_each_reason_to_abstain_in_a_few_words():
     """The reader's reasons are long; the table sees the gist. A pairing the picture doubts, or one that could
     go two ways, is a count in doubt; an unsure rank is a card in doubt; the gate's judgement alone, the reading."""
@@ -152,13 +207,14 @@ def test_the_table_hears_each_reason_to_abstain_in_a_few_words():
                           np.ones((1, len(Rank)), np.float32), np.zeros(1, np.int64), abstain=True, reasons=list(reasons))
 
     doubted = abstaining("two corners paired as one card look like two cards in the picture (count uncertain)")
-    assert camera._why(doubted) == "unsure how many cards (best guess: A)"
+    assert camera._why(doubted) == "unsure how many cards; best guess: A"
     two_ways = abstaining("indices could pair into cards in more than one way (count or ranks uncertain)")
     assert camera._why(two_ways).startswith("unsure how many cards")
     assert camera._why(abstaining("a card at [0, 0, 10, 10] is not read confidently (A at 0.55)")).startswith(
         "unsure of a card")
     gate_only = abstaining("the reading is more likely wrong than right (the gate gives it 0.31)")
-    assert camera._why(gate_only) == "unsure of the reading (best guess: A)"
+    assert camera._why(gate_only) == "unsure of the reading; best guess: A"
     gate_and_rank = abstaining("the reading is more likely wrong than right (the gate gives it 0.31)",
                                "a card at [0, 0, 10, 10] is not read confidently (A at 0.55)")
     assert camera._why(gate_and_rank).startswith("unsure of a card")
+    assert camera._why(gate_only, guess=False) == "unsure of the reading", "a still photo shows its guess apart"

@@ -335,6 +335,9 @@ def test_the_verdict_is_spoken_unless_muted(db):
     assert spoken and "Honest: Maya picks up 1 card" in spoken[0]
     at.sidebar.toggle(key="speak").set_value(False).run()
     assert not [h for h in at.get("html") if "speechSynthesis" in h.proto.body]
+    # muted, the verdict is still marked as said: turning speech on again does not announce it late
+    marks = [h.proto.body for h in at.get("html") if "cheat-referee-spoken" in h.proto.body]
+    assert marks and "localStorage.setItem(mark" in marks[0]
 
 
 def test_ranked_table_records_places_in_one_go(db):

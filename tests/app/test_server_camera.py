@@ -67,6 +67,17 @@ def test_a_missing_server_camera_is_reported(db, monkeypatch, tmp_path):
     assert "Sam's turn" in text(at)  # the game goes on by hand
 
 
+def test_a_server_camera_that_appears_later_is_opened_on_the_next_run(db, monkeypatch, tmp_path, cards_video):
+    later = tmp_path / "plugged-in-later.avi"
+    monkeypatch.setenv("CHEAT_REFEREE_CAMERA", "server")
+    monkeypatch.setenv("CHEAT_REFEREE_SERVER_CAMERA", str(later))
+    at = deal(open_app(), "Sam", "Maya")
+    assert any("cannot open the camera" in e.value for e in at.error)
+    later.write_bytes(cards_video.read_bytes())
+    at.run()
+    assert not any("cannot open the camera" in e.value for e in at.error), "a failure to open is not kept"
+
+
 def test_a_call_read_from_the_server_camera(db, monkeypatch, cards_video):
     monkeypatch.setenv("CHEAT_REFEREE_CAMERA", "server")
     monkeypatch.setenv("CHEAT_REFEREE_SERVER_CAMERA", str(cards_video))
@@ -86,12 +97,19 @@ def test_a_call_read_from_the_server_camera(db, monkeypatch, cards_video):
     flipped, _ = scene([("A", "heart"), ("9", "club")])
     detections = camera.load_reader().read(flipped)
     deadline = time.time() + (20 if not detections.abstain else 4)
-    while "picks up" not in text(at) and time.time() < deadline:
+    while "picks up" not in text(at) and "already in view" not in text(at) and time.time() < deadline:
         time.sleep(0.3)
         at.run()
     page = text(at)
     verdict = stored_state(db).state.game.last_call
-    if detections.abstain or len(detections) != 2:
+    if "already in view" in page:
+        # the looping video showed the cards before Cheat! was tapped: the camera only advises, the table confirms
+        assert verdict is None
+        click(at, "use_reading")
+        click(at, "apply_verdict")
+        verdict = stored_state(db).state.game.last_call
+        assert sorted(r.value for r in verdict.revealed) == sorted(r.value for r in detections.ranks)
+    elif detections.abstain or len(detections) != 2:
         # unsure, or a count other than the claim: nothing is applied until the table confirms
         assert verdict is None and "Camera reads" in page
         click(at, "reveal_add_A")
