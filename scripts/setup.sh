@@ -1,22 +1,58 @@
-# Sourced by run.sh and test.sh: create .venv and install the project into it when it changed.
+# Sourced by run.sh and test.sh: create .venv and install the project into it when its dependencies changed.
 # $1 is "app" or "test"; the test setup also installs Debian's Chromium for the browser tests
-# when it can (as root), and says so when it cannot.
+# when it can (as root), and says so when it cannot. Every failure says what to do, in words.
 want="${1:-app}"
 python="${PYTHON:-python3}"
-if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
-    echo "Cheat Referee needs Python 3.11 or newer; '$python' is $("$python" --version 2>&1)." >&2
-    exit 1
-fi
-if [ ! -x .venv/bin/python ]; then
-    echo "Setting up .venv (first run only) ..."
-    "$python" -m venv .venv
-fi
 stamp=".venv/.installed-$want"
-if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+
+# What the install depends on: the project's metadata (not the file's date, which a checkout or a pull changes
+# without changing a dependency), and which extra.
+wanted_install() {
+    .venv/bin/python - "$want" <<'PY'
+import hashlib, sys, tomllib
+meta = tomllib.load(open("pyproject.toml", "rb"))
+print(hashlib.sha256(repr((meta.get("project"), meta.get("build-system"), sys.argv[1])).encode()).hexdigest())
+PY
+}
+
+if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+    if ! command -v "$python" >/dev/null 2>&1; then
+        echo "Cheat Referee needs Python 3.11 or newer, and '$python' was not found. Install Python 3.11 or newer" >&2
+        echo "(for example: apt-get install python3 python3-venv), or name one: PYTHON=/path/to/python3.12 $0" >&2
+        exit 1
+    fi
+    if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+        echo "Cheat Referee needs Python 3.11 or newer; '$python' is $("$python" --version 2>&1)." >&2
+        echo "Install a newer Python, or name one: PYTHON=/path/to/python3.12 $0" >&2
+        exit 1
+    fi
+    echo "Setting up .venv (first run only; about a minute) ..."
+    rm -rf .venv
+    if ! "$python" -m venv .venv; then
+        echo "Could not create .venv here ($(pwd)): the folder must be writable, and Python's venv module" >&2
+        echo "installed (apt-get install python3-venv)." >&2
+        exit 1
+    fi
+fi
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$(wanted_install)" ]; then
     extra=""
     [ "$want" = test ] && extra="[test]"
-    .venv/bin/python -m pip install --disable-pip-version-check -q -e ".$extra"
-    touch "$stamp"
+    echo "Installing the packages into .venv ..."
+    if .venv/bin/python -m pip install --disable-pip-version-check -q -e ".$extra"; then
+        wanted_install > "$stamp"
+    elif [ -f "$stamp" ]; then
+        echo "Could not update the packages (offline?): going on with those already in .venv." >&2
+    else
+        echo "Could not install the packages into .venv (see pip's message above): connect to the internet" >&2
+        echo "for the first run, then run $0 again; it resumes where it stopped." >&2
+        exit 1
+    fi
+fi
+if [ ! -x .venv/bin/streamlit ] || ! .venv/bin/python -c 'import importlib.util as u, sys
+sys.exit(not all(u.find_spec(m) for m in ("streamlit", "assistant", "onnxruntime")))' 2>/dev/null; then
+    echo "The setup in .venv is damaged (streamlit, onnxruntime or the project is missing): delete the .venv folder" >&2
+    echo "and run $0 again to set it up afresh." >&2
+    exit 1
 fi
 if [ "$want" = test ] && ! command -v chromium >/dev/null 2>&1; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

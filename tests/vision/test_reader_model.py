@@ -152,6 +152,7 @@ def test_a_card_filling_the_frame_is_read_on_the_wider_look(reader):
     assert [r.value for r in det.rank] == ["JOKER"] and det.count == 1 and not det.abstain
 
 
+@pytest.mark.skipif(not (REALDEV / "labels.jsonl").exists(), reason="../shared/realdev is not beside the repository")
 def test_a_pip_beside_an_index_is_not_a_second_card(reader):
     """A real photo (realdev's edje_0147, a 10 and a queen): the detector also boxes, weakly, the big pip of
     the queen's court figure beside her index, and the classifier reads that crop as a queen too. It is the
