@@ -2,8 +2,8 @@
 
 Everything runs inside a network namespace of its own (``unshare -n``, only ``lo`` up), so the
 browser, the app and their WebRTC pair can only talk over 127.0.0.1. The test plays a short game
-to a verdict and a winner on the match table and leaves screenshots in ``docs/screenshots/``
-(or ``$CHEAT_REFEREE_SHOTS``). Select it with ``-m e2e``; it takes about 30 s on 2 cores.
+to a verdict and a winner on the match table and takes screenshots (into ``$CHEAT_REFEREE_SHOTS`` if set:
+``CHEAT_REFEREE_SHOTS=docs/screenshots ./test.sh tests/e2e`` refreshes the README's). Select it with ``-m e2e``; it takes about 30 s on 2 cores.
 """
 
 from __future__ import annotations
@@ -42,7 +42,8 @@ def test_a_short_game_in_chromium_with_the_camera(tmp_path):
     reason = _why_not()
     if reason:
         pytest.skip(reason)
-    shots = Path(os.environ.get("CHEAT_REFEREE_SHOTS", ROOT / "docs" / "screenshots"))
+    # into the test's own folder unless asked: a test run leaves the repository's files as they were
+    shots = Path(os.environ.get("CHEAT_REFEREE_SHOTS") or tmp_path / "screenshots")
     done = subprocess.run(
         ["unshare", "-n", sys.executable, str(HARNESS), "game", "--out", str(tmp_path), "--shots", str(shots)],
         cwd=ROOT, capture_output=True, text=True, timeout=170,
