@@ -164,7 +164,8 @@ def sidebar(store: SqliteStore, sittings, chosen) -> None:
                 reset_session_ui()
                 st.rerun()
         with st.form("new_sitting", clear_on_submit=True):
-            name = st.text_input("New sitting", placeholder="Friday at Maya's", key="sitting_name", max_chars=MAX_SITTING_NAME)
+            name = st.text_input("New sitting", placeholder="Friday at Maya's", key="sitting_name",
+                                 max_chars=MAX_SITTING_NAME)
             if st.form_submit_button("Start a new sitting", key="sitting_create"):
                 start_sitting(store, name)
         st.divider()
@@ -400,8 +401,8 @@ def keep_call(call: dict) -> None:
     it is a correction by hand, and the caller, last since a name may hold anything): a reload or a restarted
     server opens it again as it was, instead of with no cards."""
     if call.get("log_len") is not None:
-        st.query_params["call"] = (f"{call['log_len']}:{','.join(call['ranks'])}:{'hand' if call.get('by_hand') else ''}:"
-                                   f"{call['caller']}")
+        hand = "hand" if call.get("by_hand") else ""
+        st.query_params["call"] = f"{call['log_len']}:{','.join(call['ranks'])}:{hand}:{call['caller']}"
 
 
 def reopened_call(address: str) -> tuple[int, list[str], bool, str] | None:
@@ -755,7 +756,8 @@ def reading_shown(reading: camera.Reading, annotated, claimed: int | None = None
         said.caption(note[:1].upper() + note[1:] + ".")
     if reading.ranks:
         said.button("Use this reading" if reading.sure else "Use the best guess", key="use_still", on_click=use_reading,
-                    args=([r.value for r in reading.ranks],), type="primary" if reading.sure and not differs else "secondary")
+                    args=([r.value for r in reading.ranks],),
+                    type="primary" if reading.sure and not differs else "secondary")
 
 
 @st.cache_resource(max_entries=2, on_release=lambda cam: cam.close())
@@ -854,7 +856,8 @@ def table_screen(referee: Referee) -> None:
         frame = pd.DataFrame({"player": [p for p, _ in ranking], "score": [s for _, s in ranking]})
         chart = alt.Chart(frame).mark_bar(color="#b3261e").encode(
             x=alt.X("score:Q", title=unit, axis=alt.Axis(tickMinStep=1)),
-            y=alt.Y("player:N", sort="-x", title=None, axis=alt.Axis(labelFontSize=16, labelOverlap=False, labelLimit=240)),
+            y=alt.Y("player:N", sort="-x", title=None,
+                    axis=alt.Axis(labelFontSize=16, labelOverlap=False, labelLimit=240)),
         )
         # room for the score axis below the bars, and a full 16 px label for every player
         st.altair_chart(chart, width="stretch", height=60 + 40 * len(ranking))

@@ -50,7 +50,9 @@ class Store(Protocol):
 
     def sittings(self) -> list[SittingInfo]: ...
 
-    def create_sitting(self, name: str, events: Sequence[Event] = (), rows: Sequence[GameResult] = ()) -> SittingInfo: ...
+    def create_sitting(
+        self, name: str, events: Sequence[Event] = (), rows: Sequence[GameResult] = ()
+    ) -> SittingInfo: ...
 
     def events(self, sitting_id: int) -> list[Event]: ...
 
@@ -228,7 +230,8 @@ def _write_rows(db: sqlite3.Connection, sitting_id: int, rows: Sequence[GameResu
     """The match table's rows, for other tools to read (the log stays the truth they are derived from)."""
     db.executemany(
         "INSERT INTO games (sitting_id, number, kind, players, places, tracked) VALUES (?, ?, ?, ?, ?, ?)",
-        [(sitting_id, r.number, r.kind.value, json.dumps(r.players), json.dumps(r.places), int(r.tracked)) for r in rows],
+        [(sitting_id, r.number, r.kind.value, json.dumps(r.players), json.dumps(r.places), int(r.tracked))
+         for r in rows],
     )
 
 
