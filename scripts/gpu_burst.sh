@@ -13,9 +13,9 @@
 # shares; one family and a seed 500+k per process k), rendered for RENDER_SECONDS (100) or up to SCENES
 # (30000) on every core, plus the shipped detector's 200 validation scenes; the font decks and photographs
 # two of the families draw on travel in .gpu/extras.tar (vision.artpack extras). DET_RUNS lists the runs
-# trained side by side on them, each NAME:IMGSZ:START:LR, START a width (a network from scratch; 0.1875 is
-# the shipped pico) or weights to start from (.gpu/init.pt: the shipped detector rebuilt by
-# vision.det_from_onnx), LR "auto" (ultralytics' choice) or a rate. They train until DEADLINE seconds after
+# trained side by side on them, each NAME:IMGSZ:START:LR, START a width (a network from scratch; 0.25 is
+# the shipped detector's, 0.1875 pico's) or weights to start from (.gpu/init.pt: the shipped detector rebuilt by
+# vision.det_from_onnx at its width and input size), LR "auto" (ultralytics' choice) or a rate. They train until DEADLINE seconds after
 # this script started (560) less what the last epoch and the copying need, MINUTES at most. FAMILY_EXTRA
 # adds vision.synth options to every family (e.g. "--webcam 0.5"), and in a classifier run to the scenes its
 # crops are cut from (validation ones too); FAMILY_COUNTS gives some families other counts, so more or fewer

@@ -7,7 +7,9 @@ Why: the training runs do not outlive a machine, and the detector takes about 3.
 machine from nothing, so a session on a new machine could not train it at all. Training venv only.
 
 The export folded each batch norm into its convolution, and the int8 file stores the weights quantised.
-Each convolution of the pico network (``vision.train.PICO_YAML``) gets its de-quantised weights back by
+The network is the pico one (``vision.train.PICO_YAML``) at the width the file was trained at (read from its
+first convolution: 0.1875 for pico, 0.25 for the wide detectors shipped since the twenty-fourth session), at the
+file's input size. Each convolution gets its de-quantised weights back by
 name (the exported graph keeps ultralytics' parameter names), and each batch norm the per-channel mean
 and variance of its convolution's output on some scenes, with the scale and shift that undo them: in eval
 mode the network computes what the file computes, and in train mode, where a batch norm uses the batch's
@@ -26,26 +28,26 @@ import numpy as np
 import torch
 import yaml
 
-from vision.onnx_weights import stored_weights, unfold_batch_norms
+from vision.onnx_weights import input_size, stored_weights, stored_width, unfold_batch_norms
 from vision.reader import box_iou, decode_boxes, letterbox, load_image, session
-from vision.train import DET_IMGSZ, PICO_YAML
+from vision.train import DET_IMGSZ, PICO_WIDTH, detector_yaml
 
 #: The least share of the file's boxes (and of the network's) that the other must find for the rebuilt
 #: network to be saved.
 MIN_AGREEMENT = 0.9
 
 
-def pico_network():
+def detector_network(width: float = PICO_WIDTH):
     from ultralytics.nn.tasks import DetectionModel
 
-    return DetectionModel(yaml.safe_load(PICO_YAML), ch=3, nc=1, verbose=False)
+    return DetectionModel(yaml.safe_load(detector_yaml(width)), ch=3, nc=1, verbose=False)
 
 
 def det_from_onnx(path: Path, calibration: torch.Tensor):
-    """The detector in ``path`` as a pico ``DetectionModel``; ``calibration`` (N, 3, S, S) letterboxed
+    """The detector in ``path`` as a ``DetectionModel`` of its width; ``calibration`` (N, 3, S, S) letterboxed
     scenes in 0..1 give each batch norm its statistics."""
     graph, value = stored_weights(path)
-    net = pico_network().eval()
+    net = detector_network(stored_width(path)).eval()
     modules = dict(net.named_modules())
     folded, plain = [], []
     for node in (n for n in graph.node if n.op_type == "Conv"):
@@ -58,10 +60,10 @@ def det_from_onnx(path: Path, calibration: torch.Tensor):
         elif owner in modules:
             plain.append((modules[owner], value(node.input[1]), value(node.input[2])))
         else:
-            raise ValueError(f"{path}: convolution {owner} has no layer of that name in the pico network")
+            raise ValueError(f"{path}: convolution {owner} has no layer of that name in the network of that width")
     wanted = sum(1 for m in modules.values() if type(m).__name__ == "Conv" and hasattr(m, "bn"))
     if len(folded) != wanted:
-        raise ValueError(f"{path}: {len(folded)} folded convolutions, the pico network has {wanted}")
+        raise ValueError(f"{path}: {len(folded)} folded convolutions, the network has {wanted}")
     with torch.no_grad():
         for conv, w, b in plain:
             conv.weight.copy_(torch.from_numpy(w))
@@ -89,21 +91,21 @@ def agreement(net, path: Path, scenes: torch.Tensor) -> float:
     return min(theirs_found / max(theirs_n, 1), ours_found / max(ours_n, 1))
 
 
-def _scenes(folder: Path, split: str, n: int) -> torch.Tensor:
+def _scenes(folder: Path, split: str, n: int, size: int) -> torch.Tensor:
     files = sorted((folder / "images" / split).glob("*.jpg"))[:n]
     if not files:
         raise SystemExit(f"no scenes in {folder / 'images' / split} (make them with python -m vision.synth)")
-    return torch.from_numpy(np.concatenate([letterbox(load_image(f), DET_IMGSZ)[0] for f in files]))
+    return torch.from_numpy(np.concatenate([letterbox(load_image(f), size)[0] for f in files]))
 
 
-def save_checkpoint(net, out: Path) -> None:
+def save_checkpoint(net, out: Path, size: int) -> None:
     """An ultralytics checkpoint that ``YOLO(out)`` loads and ``vision.train det --init`` trains from."""
     import ultralytics
 
     net.names = {0: "index"}
-    net.args = {"imgsz": DET_IMGSZ, "single_cls": True}
+    net.args = {"imgsz": size, "single_cls": True}
     out.parent.mkdir(parents=True, exist_ok=True)
-    torch.save({"model": net, "epoch": -1, "train_args": {"imgsz": DET_IMGSZ, "single_cls": True},
+    torch.save({"model": net, "epoch": -1, "train_args": {"imgsz": size, "single_cls": True},
                 "date": datetime.datetime.now().isoformat(), "version": ultralytics.__version__}, out)
 
 
@@ -115,14 +117,16 @@ def main(argv=None) -> int:
     ap.add_argument("--calibration", type=int, default=64, help="training scenes for the batch norms' statistics")
     ap.add_argument("--check", type=int, default=100, help="validation scenes to compare boxes on")
     a = ap.parse_args(argv)
-    net = det_from_onnx(a.onnx, _scenes(a.scenes, "train", a.calibration))
-    agree = agreement(net, a.onnx, _scenes(a.scenes, "val", a.check))
-    print(f"{a.onnx} rebuilt: it and the network find each other's boxes on at least {agree:.1%} "
+    size = input_size(a.onnx) or DET_IMGSZ
+    net = det_from_onnx(a.onnx, _scenes(a.scenes, "train", a.calibration, size))
+    agree = agreement(net, a.onnx, _scenes(a.scenes, "val", a.check, size))
+    print(f"{a.onnx} rebuilt (width {stored_width(a.onnx)}, input {size}): it and the network find each other's "
+          f"boxes on at least {agree:.1%} "
           f"of {a.check} validation scenes' boxes (threshold 0.1)")
     if agree < MIN_AGREEMENT:
-        print(f"refused: under {MIN_AGREEMENT:.0%}: not the pico detector this project exports?", file=sys.stderr)
+        print(f"refused: under {MIN_AGREEMENT:.0%}: not a detector this project exports?", file=sys.stderr)
         return 1
-    save_checkpoint(net, a.out)
+    save_checkpoint(net, a.out, size)
     print(f"wrote {a.out}")
     return 0
 

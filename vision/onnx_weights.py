@@ -14,6 +14,23 @@ from pathlib import Path
 import numpy as np
 
 
+def stored_width(path: Path) -> float:
+    """The width of the YOLOv8 detector in ``path`` (``vision.train.detector_yaml``): its first convolution has
+    64 x width output channels (12 for pico, 16 for the wide detectors)."""
+    graph, value = stored_weights(path)
+    first = next(n for n in graph.node if n.op_type == "Conv" and n.input[1].startswith("model.0.conv.weight"))
+    return value(first.input[1]).shape[0] / 64
+
+
+def input_size(path: Path) -> int | None:
+    """The side of the square ``path`` reads (480 for the detectors since the twenty-fourth session, 416 before),
+    or None where the file leaves it open."""
+    import onnx
+
+    dims = onnx.load(str(path)).graph.input[0].type.tensor_type.shape.dim
+    return dims[2].dim_value or None
+
+
 def stored_weights(path: Path):
     """The ONNX graph of ``path`` and a function giving the float32 value of any tensor name that is a
     stored weight (directly, cast from float16, or de-quantised from int8)."""
