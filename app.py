@@ -104,7 +104,10 @@ def record(event) -> bool:
         flash("warning", "Another window changed this game first, so your tap was not recorded. The screen now "
                          "shows the game as it stands: check whose turn it is before tapping again.")
         return False
-    except (IllegalAction, StorageError) as error:
+    except StorageError as error:
+        flash("error", words.storage_problem(str(error)))
+        return False
+    except IllegalAction as error:
         flash("error", str(error))
         return False
     except CheatError as error:
@@ -191,7 +194,7 @@ def start_sitting(store: SqliteStore, name: str) -> None:
     try:
         info = store.create_sitting(name)
     except StorageError as error:
-        st.error(str(error))
+        st.error(words.sentence(str(error)))
         return
     st.query_params["sitting"] = str(info.id)
     reset_session_ui()
@@ -387,9 +390,9 @@ def active_feed() -> camera.LiveFeed | None:
     return None
 
 
-def start_call(caller: str, log_len: int, ranks: list[str] | None = None, by_hand: bool = False) -> None:
+def start_call(caller: str, log_len: int, ranks: list[str] | None = None, original: list[str] | None = None) -> None:
     st.session_state["call"] = {"caller": caller, "log_len": log_len, "ranks": list(ranks or []), "from_reader": False,
-                                "by_hand": by_hand}
+                                "by_hand": original is not None, "original": original}
     keep_call(st.session_state["call"])
     feed = active_feed()
     if feed is not None:
@@ -401,21 +404,23 @@ def keep_call(call: dict) -> None:
     it is a correction by hand, and the caller, last since a name may hold anything): a reload or a restarted
     server opens it again as it was, instead of with no cards."""
     if call.get("log_len") is not None:
-        hand = "hand" if call.get("by_hand") else ""
+        hand = ("hand=" + ",".join(call.get("original") or [])) if call.get("by_hand") else ""
         st.query_params["call"] = f"{call['log_len']}:{','.join(call['ranks'])}:{hand}:{call['caller']}"
 
 
-def reopened_call(address: str) -> tuple[int, list[str], bool, str] | None:
-    """The call a page address keeps (see :func:`keep_call`), or None if the address holds none."""
+def reopened_call(address: str) -> tuple[int, list[str], list[str] | None, str] | None:
+    """The call a page address keeps (see :func:`keep_call`): where it is in the log, its cards, the first
+    verdict's cards when it is a correction by hand (else None), and the caller; None if the address holds none."""
     parts = address.split(":", 3)
-    if len(parts) != 4 or not parts[0].isdigit():
+    if len(parts) != 4 or not parts[0].isdigit() or not (parts[2] == "" or parts[2].startswith("hand")):
         return None
     at, ranks, hand, caller = parts
     known = {r.value for r in Rank}
     cards = [r for r in ranks.split(",") if r]
-    if any(r not in known for r in cards):
+    original = [r for r in hand.partition("=")[2].split(",") if r] if hand else None
+    if any(r not in known for r in cards + (original or [])):
         return None
-    return int(at), cards, hand == "hand", caller
+    return int(at), cards, original, caller
 
 
 def cancel_call() -> None:
@@ -462,7 +467,7 @@ def correct_last_verdict(caller: str, revealed: tuple[Rank, ...]) -> None:
     if record(Undo()):
         # by hand from here: the camera's reading is what the table disputes, so it is not applied again
         st.session_state["call"] = {"caller": caller, "log_len": None, "ranks": [r.value for r in revealed],
-                                    "from_reader": False, "by_hand": True}
+                                    "from_reader": False, "by_hand": True, "original": [r.value for r in revealed]}
         feed = active_feed()
         if feed is not None:
             feed.disarm()
@@ -482,7 +487,7 @@ def game_screen(referee: Referee) -> None:
     if call is None and st.query_params.get("call"):  # a reload during a call: open it again, cards and all
         kept = reopened_call(str(st.query_params["call"]))
         if kept is not None and kept[0] == log_len and game.awaiting_call and kept[3] in game.players:
-            start_call(kept[3], log_len, ranks=kept[1], by_hand=kept[2])
+            start_call(kept[3], log_len, ranks=kept[1], original=kept[2])
             call = st.session_state["call"]
         else:
             st.query_params.pop("call", None)
@@ -538,7 +543,8 @@ def game_screen(referee: Referee) -> None:
     p1, p2 = st.columns([1, 2])
     p1.markdown(f"<div class='cr-sub'>Pile</div><div class='cr-pile'>{game.pile} <span class='cr-sub'>card{'s' if game.pile != 1 else ''}</span></div>", unsafe_allow_html=True)
     if claim is not None:
-        status = "can be called" if game.awaiting_call else ("called" if verdict_fresh else "stands")
+        called = verdict is not None and verdict.claim == claim  # after a later pass too, not only while news
+        status = "can be called" if game.awaiting_call else ("called" if called else "stands")
         p2.markdown(f"<div class='cr-sub'>Last play</div><div class='cr-last'>{esc(claim.player)}: "
                     f"{esc(words.claim_text(claim))} <span class='cr-sub'>({status})</span></div>", unsafe_allow_html=True)
     st.markdown(hands_html(game), unsafe_allow_html=True)
@@ -569,8 +575,9 @@ def action_panel(referee: Referee, game, log_len: int) -> None:
         for row_start in range(0, len(callers), per_row):
             cols = st.columns(per_row)
             for col, name in zip(cols, callers[row_start:row_start + per_row]):
-                col.button(f"Cheat! {name}", key=f"cheat_{name}", on_click=start_call, args=(name, log_len),
-                           width="stretch")
+                # the name alone: "Cheat!" is asked above, and a 16-letter name fills a quarter of the column
+                col.button(name, key=f"cheat_{name}", on_click=start_call, args=(name, log_len), width="stretch",
+                           icon=":material/campaign:")
         if game.hands[claim.player] == 0:
             st.button(f"Nobody calls: {claim.player} is out", key="nocall", type="primary", on_click=act, args=(NoCall(),))
             if referee.sitting.preview(NoCall()).game.over:
@@ -646,7 +653,11 @@ def call_panel(referee: Referee, game, call: dict) -> None:
     b1, b2, b3 = st.columns(3)
     b1.button("Back one card", key="reveal_back", on_click=reveal_edit, args=("back",))
     b2.button("Clear", key="reveal_clear", on_click=reveal_edit, args=("clear",))
-    b3.button("Cancel the call", key="cancel_call", on_click=cancel_call)
+    if call.get("original"):  # a correction: the verdict was taken back to correct it, and may be put back as it was
+        first = tuple(Rank(r) for r in call["original"])
+        b3.button("Keep the first verdict", key="keep_verdict", on_click=apply_call, args=(caller, first))
+    else:
+        b3.button("Cancel the call", key="cancel_call", on_click=cancel_call)
 
     revealed = tuple(Rank(r) for r in call["ranks"])
     shown = " ".join(r.value for r in revealed) or "none yet"
@@ -740,7 +751,11 @@ def reading_shown(reading: camera.Reading, annotated, claimed: int | None = None
     """A still photo's reading beside the picture, small, so that the tap-in buttons below stay in view; an
     unsure reading is offered as a best guess, and a count other than the claim is pointed out."""
     picture, said = st.columns([1, 1], gap="medium")
-    picture.image(annotated[:, :, ::-1], caption="What the reader saw", width=min(320, annotated.shape[1]))
+    height, width = annotated.shape[:2]
+    if min(height, width) >= 32:  # a picture the reader refused as too small or too narrow is not worth showing
+        # at most 240 px high, so that a portrait photo leaves the tap-in buttons in view
+        picture.image(annotated[:, :, ::-1], caption="What the reader saw",
+                      width=max(1, min(320, width * 240 // height)))
     seen = " ".join(r.value for r in reading.ranks)
     notes = [reading.note] if reading.note else []
     differs = bool(reading.ranks) and claimed is not None and len(reading.ranks) != claimed
@@ -885,6 +900,7 @@ def table_screen(referee: Referee) -> None:
             "Winner": [r.winner for r in table.rows],
             "Places": [", ".join(r.places) for r in table.rows],
             "Players": [", ".join(r.players) for r in table.rows],
+            "Table": ["ranked" if r.kind is TableKind.RANKED else "match" for r in table.rows],
             "Tracked": ["yes" if r.tracked else "one tap" for r in table.rows],
         }, hide_index=True, key="history")
     else:

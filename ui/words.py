@@ -106,6 +106,23 @@ def undo_label(event) -> str:
     return "Undo the last action"
 
 
+def sentence(text: str) -> str:
+    """A message of the core ("a sitting needs a name") as a sentence on screen: capital first, full stop last."""
+    text = text.strip()
+    if not text:
+        return text
+    return text[0].upper() + text[1:] + ("" if text[-1] in ".!?" else ".")
+
+
+def storage_problem(text: str) -> str:
+    """A database error as a sentence, with what the table can do about the ones it can do something about."""
+    if "database is locked" in text:
+        return sentence(text) + " Another program is writing to it: close that program, then tap again."
+    if "disk is full" in text:
+        return sentence(text) + " Free some disk space, then tap again: nothing was lost."
+    return sentence(text)
+
+
 def check_name(name: str, taken: list[str]) -> str | None:
     """The problem with a new player's name, or None when it is fine."""
     if not name:

@@ -404,6 +404,7 @@ def test_a_verdict_is_corrected_only_while_its_call_is_the_last_action(db):
     click(at, "pass")  # the game moves on: the last play and its call stay as they were
     assert not any(b.key == "correct_verdict" for b in at.button), "a correction now would undo the pass instead"
     assert "Lie: Sam picks up" not in text(at)
+    assert "Sam: one ace (called)" in text(at), "the play was called, even if the verdict is no longer news"
     assert at.button(key="undo").label == "Undo Maya's pass"
 
 
@@ -461,4 +462,34 @@ def test_a_reload_during_a_correction_keeps_it_by_hand_with_its_cards(db):
     again.run()
     call = again.session_state["call"]
     assert call["ranks"] == ["A", "7"] and call["by_hand"], "the camera must not decide a disputed call again"
+    assert call["original"] == ["A", "7"], "the first verdict can still be kept after the reload"
     assert "Correct the cards by hand" in " ".join(i.value for i in again.info)
+
+
+def test_a_correction_given_up_keeps_the_first_verdict(db):
+    at = deal(open_app(), "Sam", "Maya")
+    click(at, "play_2")
+    click(at, "cheat_Maya")
+    click(at, "reveal_add_A")
+    click(at, "reveal_add_7")
+    click(at, "apply_verdict")
+    click(at, "correct_verdict")
+    click(at, "reveal_back")  # a change begun, then given up
+    assert not any(b.key == "cancel_call" for b in at.button), "cancelling would leave the play uncalled"
+    click(at, "keep_verdict")
+    verdict = stored_state(db).state.game.last_call
+    assert verdict.revealed == (Rank.ACE, Rank.SEVEN) and verdict.lie
+    assert "Lie: Sam picks up 2 cards" in text(at)
+
+
+def test_the_history_says_which_games_were_match_and_which_ranked(db):
+    at = deal(open_app(), "Sam", "Maya")
+    at.segmented_control[0].set_value("Match table").run()
+    click(at, "winner_Sam")
+    at.segmented_control[0].set_value("Setup").run()
+    at.radio(key="rule_table").set_value(TableKind.RANKED).run()
+    click(at, "deal")
+    at.segmented_control[0].set_value("Match table").run()
+    click(at, "winner_Maya")
+    history = at.dataframe[1].value
+    assert list(history["Table"]) == ["match", "ranked"]

@@ -1,0 +1,36 @@
+"""How the referee words things (ui/words.py): the core's messages turned into sentences for the table."""
+
+from __future__ import annotations
+
+from assistant import Call, NewGame, Pass, Play, Rank, Undo, Winner
+from assistant.rules import TableKind
+from ui import words
+
+
+def test_a_core_message_is_shown_as_a_sentence():
+    assert words.sentence("a sitting needs a name") == "A sitting needs a name."
+    assert words.sentence("Nothing to undo.") == "Nothing to undo."
+
+
+def test_a_locked_or_full_database_says_what_to_do():
+    locked = words.storage_problem("cannot write to the database /x.sqlite3: database is locked")
+    assert locked.startswith("Cannot write to the database /x.sqlite3: database is locked.")
+    assert "close that program, then tap again" in locked
+    assert "Free some disk space" in words.storage_problem("cannot write to the database /x: database or disk is full")
+    assert words.storage_problem("cannot open the database /x: it is a folder") == "Cannot open the database /x: it is a folder."
+
+
+def test_undo_names_what_it_takes_back():
+    assert words.undo_label(NewGame(("Sam", "Maya"))) == "Undo the deal"
+    assert words.undo_label(Play("Sam", 2)) == "Undo Sam's play"
+    assert words.undo_label(Pass("Maya")) == "Undo Maya's pass"
+    assert words.undo_label(Call("Maya", (Rank.ACE,))) == "Undo Maya's call and its verdict"
+    assert words.undo_label(Winner("Sam")) == "Undo the result recorded for Sam"
+    assert words.undo_label(Winner(places=("Sam", "Maya"))) == "Undo the result recorded for Sam, Maya"
+    assert words.undo_label(Undo()) == "Undo the last action"
+
+
+def test_the_scoring_is_said_for_the_kinds_of_games_on_the_table():
+    assert words.scoring({TableKind.MATCH}) == "one point per win"
+    assert words.scoring({TableKind.RANKED}) == "3-2-1 points for places"
+    assert "match games: one point per win; ranked games: 3-2-1" in words.scoring({TableKind.MATCH, TableKind.RANKED})
