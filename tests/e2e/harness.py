@@ -234,6 +234,8 @@ def play_game(work: Path, shots: Path | None) -> dict:
         run.settle()
         result["after_typing"] = run.page.locator(".cr-last").first.text_content().strip()
         box.fill("")
+        box.blur()
+        run.settle()
         run.shot(shots, "game.png")
         run.tap("cheat_Maya")
         run.see("Maya calls Cheat! on Sam")
