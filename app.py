@@ -512,7 +512,7 @@ def game_screen(referee: Referee) -> None:
             st.markdown(f"<div class='cr-win'>🏆 {esc(winner)} wins! <span class='cr-sub'>{esc(places)}</span></div>", unsafe_allow_html=True)
         else:
             st.markdown(f"<div class='cr-win'>🏆 {esc(winner)} wins!</div>", unsafe_allow_html=True)
-        speak(f"{winner} wins!", f"win:{referee.sitting_id}:{log_len}")
+        speak(f"{winner} wins!", f"win:{st.session_state['_sitting_key']}:{log_len}")
     elif call is not None:
         st.markdown(f"<div class='cr-turn'>{esc(call['caller'])} calls Cheat! on {esc(claim.player)}</div>"
                     f"<div class='cr-due'>{esc(claim.player)} claimed {esc(words.claim_text(claim))}: "
@@ -532,7 +532,7 @@ def game_screen(referee: Referee) -> None:
         shown = ", ".join(r.value for r in verdict.revealed)
         st.markdown(f"<div class='cr-sub'>{esc(verdict.caller)} called {esc(verdict.challenged)}'s "
                     f"{esc(words.claim_text(verdict.claim))}: the cards were {esc(shown)}</div>", unsafe_allow_html=True)
-        speak(verdict.announcement(), f"verdict:{referee.sitting_id}:{log_len}")
+        speak(verdict.announcement(), f"verdict:{st.session_state['_sitting_key']}:{log_len}")
         st.button("The cards were read wrong: correct them", key="correct_verdict",
                   on_click=correct_last_verdict, args=(verdict.caller, verdict.revealed))
 
@@ -974,6 +974,9 @@ def main() -> None:
         st.error(f"The sitting {chosen.name} cannot be read: {error}")
         st.stop()
     st.session_state["_referee"] = referee
+    # the sitting's number and the moment it was made: a new database numbers its sittings from 1 again, and
+    # the browser must not take its verdicts for ones already said
+    st.session_state["_sitting_key"] = f"{chosen.id}@{chosen.created}"
     state = referee.state
 
     if "screen" not in st.session_state:

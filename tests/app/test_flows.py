@@ -333,6 +333,8 @@ def test_the_verdict_is_spoken_unless_muted(db):
     click(at, "apply_verdict")
     spoken = [h.proto.body for h in at.get("html") if "speechSynthesis" in h.proto.body]
     assert spoken and "Honest: Maya picks up 1 card" in spoken[0]
+    created = SqliteStore(db).sittings()[0].created
+    assert f"verdict:1@{created}:" in spoken[0], "remembered by sitting and its making, not a number a new database reuses"
     at.sidebar.toggle(key="speak").set_value(False).run()
     assert not [h for h in at.get("html") if "speechSynthesis" in h.proto.body]
     # muted, the verdict is still marked as said: turning speech on again does not announce it late
