@@ -841,7 +841,11 @@ class SteadyReading:
 
 class Stabiliser:
     """Votes over the last ``window`` frame readings; stable when one multiset of ranks won at least
-    ``min_votes`` of them (abstaining frames vote for nothing) and the latest frame agrees with it."""
+    ``min_votes`` of them (abstaining frames vote for nothing), at least twice the votes of any other reading,
+    and the latest frame agrees with it.
+
+    Why twice: a camera that flips between two readings (A, B, A, B, A) gives the first a majority but is not
+    sure of either; a single misread frame among steady ones (A, A, X, A) still lets A stand."""
 
     def __init__(self, window: int = 10, min_votes: int = 3):
         if window < 1 or not (1 <= min_votes <= window):
@@ -860,8 +864,9 @@ class Stabiliser:
         votes = Counter(k for k in self.history if k is not None)
         if not votes:
             return SteadyReading((), 0, False, 0, len(self.history))
-        best, n = votes.most_common(1)[0]
-        stable = n >= self.min_votes and self.history[-1] == best and n > sum(votes.values()) - n
+        (best, n), *others = votes.most_common()
+        runner_up = others[0][1] if others else 0
+        stable = n >= self.min_votes and self.history[-1] == best and n >= 2 * runner_up and n > sum(votes.values()) - n
         return SteadyReading(best, len(best), stable, n, len(self.history))
 
     def reset(self) -> None:

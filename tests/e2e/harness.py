@@ -397,8 +397,7 @@ def bench(work: Path, trials: int, source: str = "live") -> dict:
                 run.tap("cancel_call")
                 continue
             result["trials"].append(measure(run.trace_events(), seen[-1]))
-            run.tap("correct_verdict")  # take the verdict back to call again
-            run.tap("cancel_call")
+            run.tap("undo")  # take the call and its verdict back, to call the same play again
         valid = [t["latency_s"] for t in result["trials"] if t.get("ok")]
         result["latencies_s"] = valid
         if valid:

@@ -303,6 +303,22 @@ def test_stabiliser_needs_votes_and_agreement():
     assert s.update(_reading(["K", "K"])).stable
 
 
+def test_a_reading_that_flips_between_two_is_not_stable():
+    s = Stabiliser(window=6, min_votes=3)
+    for ranks in (["A"] * 8, ["Q"], ["A"] * 8, ["Q"], ["A"] * 8):
+        r = s.update(_reading(ranks))
+    assert r.ranks == tuple(["A"] * 8) and r.votes == 3 and not r.stable, "3 votes against 2 is no certainty"
+    r = s.update(_reading(["A"] * 8))
+    assert r.votes == 4 and r.stable, "twice the votes of the other reading"
+
+
+def test_one_misread_frame_among_steady_ones_does_not_hold_the_reading_up():
+    s = Stabiliser(window=6, min_votes=3)
+    for ranks in (["A", "9"], ["A", "9"], ["A", "6"], ["A", "9"]):
+        r = s.update(_reading(ranks))
+    assert r.stable and r.ranks == ("9", "A")
+
+
 def test_stabiliser_window_forgets():
     s = Stabiliser(window=3, min_votes=2)
     for _ in range(3):
