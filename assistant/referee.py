@@ -6,10 +6,10 @@ import csv
 import io
 from typing import Iterable
 
-from .errors import CheatError, StorageError
+from .errors import StorageError
 from .events import Event
 from .game import State
-from .sitting import Sitting, collector_paused, replay, write_transcript
+from .sitting import Sitting, rebuild, replay, write_transcript
 from .storage import SittingInfo, StaleSitting, Store
 
 
@@ -56,14 +56,8 @@ class Referee:
     def _stored_sitting(self) -> Sitting:
         """The sitting as stored; an event the rules refuse (a database edited by hand, or written by another
         program) is named by its number, as a damaged one is."""
-        sitting = Sitting()
-        with collector_paused():
-            for seq, event in enumerate(self.store.events(self.sitting_id)):
-                try:
-                    sitting.apply(event)
-                except CheatError as error:
-                    raise StorageError(f"event {seq} of sitting {self.sitting_id} cannot be replayed: {error}") from None
-        return sitting
+        return rebuild(enumerate(self.store.events(self.sitting_id)), lambda seq, why: StorageError(
+            f"event {seq} of sitting {self.sitting_id} cannot be replayed: {why}"))
 
     def transcript(self) -> str:
         out = io.StringIO()

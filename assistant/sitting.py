@@ -9,7 +9,7 @@ from __future__ import annotations
 import gc
 import json
 from contextlib import contextmanager
-from typing import Any, Iterable, Iterator, TextIO
+from typing import Any, Callable, Iterable, Iterator, TextIO
 
 from .errors import BadEvent, CheatError, IllegalAction
 from .events import Event, Undo, from_dict, to_dict
@@ -27,7 +27,7 @@ class Sitting:
         self.log: list[Event] = []
         self._history: list[State] = [State()]
         self._counted: list[Event] = []  # the events behind ``_history[1:]``, one each
-        with collector_paused():
+        with _collector_paused():
             for event in events:
                 self.apply(event)
 
@@ -106,18 +106,24 @@ def _decoded(number: int, line: str | bytes) -> str:
 
 def replay(lines: Iterable[str | bytes]) -> Sitting:
     """A sitting rebuilt from transcript lines; the first bad or illegal line raises TranscriptError."""
+    return rebuild(read_transcript(lines), TranscriptError)
+
+
+def rebuild(numbered: Iterable[tuple[int, Event]], refused: Callable[[int, str], CheatError]) -> Sitting:
+    """A sitting rebuilt from numbered events (a transcript's lines, a database's rows); the first event the
+    rules refuse raises ``refused(number, reason)``, so the error names where it lies in its source."""
     sitting = Sitting()
-    with collector_paused():
-        for number, event in read_transcript(lines):
+    with _collector_paused():
+        for number, event in numbered:
             try:
                 sitting.apply(event)
             except CheatError as error:
-                raise TranscriptError(number, str(error)) from None
+                raise refused(number, str(error)) from None
     return sitting
 
 
 @contextmanager
-def collector_paused() -> Iterator[None]:
+def _collector_paused() -> Iterator[None]:
     """Pause the cycle collector during a bulk replay: the states kept for undo are long-lived and
     acyclic, and rescanning them over and over would double the replay time."""
     was_enabled = gc.isenabled()
