@@ -390,10 +390,17 @@ def active_feed() -> camera.LiveFeed | None:
     return None
 
 
+def open_call(caller: str, log_len: int | None, ranks: list[str], original: list[str] | None) -> dict:
+    """The call kept in the session: who called, where in the log (None until the page next draws), the cards
+    tapped in so far, and for a correction by hand the first verdict's cards."""
+    call = {"caller": caller, "log_len": log_len, "ranks": list(ranks), "from_reader": False,
+            "by_hand": original is not None, "original": original}
+    st.session_state["call"] = call
+    return call
+
+
 def start_call(caller: str, log_len: int, ranks: list[str] | None = None, original: list[str] | None = None) -> None:
-    st.session_state["call"] = {"caller": caller, "log_len": log_len, "ranks": list(ranks or []), "from_reader": False,
-                                "by_hand": original is not None, "original": original}
-    keep_call(st.session_state["call"])
+    keep_call(open_call(caller, log_len, ranks or [], original))
     feed = active_feed()
     if feed is not None:
         feed.arm()
@@ -466,8 +473,8 @@ def correct_last_verdict(caller: str, revealed: tuple[Rank, ...]) -> None:
         return
     if record(Undo()):
         # by hand from here: the camera's reading is what the table disputes, so it is not applied again
-        st.session_state["call"] = {"caller": caller, "log_len": None, "ranks": [r.value for r in revealed],
-                                    "from_reader": False, "by_hand": True, "original": [r.value for r in revealed]}
+        cards = [r.value for r in revealed]
+        open_call(caller, None, cards, original=cards)
         feed = active_feed()
         if feed is not None:
             feed.disarm()
@@ -768,7 +775,7 @@ def reading_shown(reading: camera.Reading, annotated, claimed: int | None = None
     else:
         said.markdown(f"Camera is unsure. Best guess: **{esc(seen)}**")
     for note in notes:
-        said.caption(note[:1].upper() + note[1:] + ".")
+        said.caption(words.sentence(note))
     if reading.ranks:
         said.button("Use this reading" if reading.sure else "Use the best guess", key="use_still", on_click=use_reading,
                     args=([r.value for r in reading.ranks],),

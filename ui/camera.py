@@ -132,6 +132,11 @@ def _ranks(values: Sequence[Any]) -> tuple[Rank, ...]:
     return tuple(Rank.parse(getattr(v, "value", v)) for v in values)
 
 
+def _hand(ranks: Sequence[Rank]) -> tuple[Rank, ...]:
+    """Ranks in one order, so that two readings of the same cards compare equal whatever order they came in."""
+    return tuple(sorted(ranks, key=lambda r: r.value))
+
+
 def _why(detections: Any, guess: bool = True) -> str:
     """Why the reader abstained, in a few words for the table (the reader's own reasons are longer); with
     ``guess``, its best guess after them, for screens that do not show the guessed ranks otherwise."""
@@ -177,7 +182,7 @@ class LiveFeed:
         reader = load_reader()
         with self.lock:
             last = self.last_detections
-            self.before = tuple(sorted(_ranks(last.ranks), key=lambda r: r.value)) if last is not None and len(last) and not last.abstain else ()
+            self.before = _hand(_ranks(last.ranks)) if last is not None and len(last) and not last.abstain else ()
             self.armed = True
             self.stabiliser = reader.stabiliser() if reader is not None else None
             self.reading = Reading()
@@ -225,7 +230,7 @@ class LiveFeed:
                     note = "the reading is not steady yet"
                 if not len(detections):
                     self.before = ()  # the view emptied after the call: what turns up now was turned up now
-                seen_before = bool(ranks) and tuple(sorted(ranks, key=lambda r: r.value)) == self.before
+                seen_before = bool(ranks) and _hand(ranks) == self.before
                 self.reading = Reading(ranks, bool(ranks), bool(steady.stable), self.frames_read, note, time.monotonic(),
                                        seen_before)
             reading = self.reading
@@ -258,10 +263,14 @@ def read_still(image_bgr: np.ndarray) -> tuple[Reading, np.ndarray]:
 
 
 def decode(data: bytes) -> np.ndarray | None:
+    """An uploaded or snapped picture, or None where it is none OpenCV reads (OpenCV raises, rather than
+    returning None, for a picture of over 2^30 pixels, as ``vision.reader`` does too)."""
     import cv2
 
-    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
-    return image
+    try:
+        return cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    except cv2.error:
+        return None
 
 
 class ServerCamera:

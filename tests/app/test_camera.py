@@ -52,6 +52,19 @@ def test_decode_refuses_what_is_not_a_picture():
     assert camera.decode(data.tobytes()).shape == (480, 640, 3)
 
 
+def test_decode_refuses_a_picture_of_more_pixels_than_opencv_decodes():
+    import struct
+    import zlib
+
+    import cv2
+
+    ok, png = cv2.imencode(".png", np.zeros((1, 1, 3), np.uint8))
+    png = bytearray(png.tobytes())
+    png[16:24] = struct.pack(">II", 40000, 40000)  # the header claims 40000 x 40000 pixels
+    png[29:33] = struct.pack(">I", zlib.crc32(bytes(png[12:29])))
+    assert camera.decode(bytes(png)) is None
+
+
 def _reader_or_skip():
     reader = camera.load_reader()
     if reader is None:
