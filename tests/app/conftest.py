@@ -21,11 +21,20 @@ def db(tmp_path, monkeypatch) -> Path:
     return path
 
 
-def open_app() -> AppTest:
+def open_app(address: dict | None = None) -> AppTest:
+    """The app in a fresh session; with ``address``, the page's query parameters of another session, as a
+    reload keeps them (and nothing else of that session)."""
     at = AppTest.from_file(APP, default_timeout=30)
+    for key, value in (address or {}).items():
+        at.query_params[key] = value
     at.run()
     assert not at.exception, at.exception
     return at
+
+
+def reloaded(at: AppTest) -> AppTest:
+    """The page of ``at`` loaded again: its address kept, its session gone."""
+    return open_app(dict(at.query_params.items()))
 
 
 def text(at: AppTest) -> str:

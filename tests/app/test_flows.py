@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from streamlit.testing.v1 import AppTest
+
 from assistant import Rank
 from assistant.referee import Referee
 from assistant.rules import CountRule, Order, TableKind
 from assistant.storage import SqliteStore
 
-from .conftest import add_players, click, deal, errors, open_app, start_sitting, text
+from .conftest import add_players, click, deal, errors, open_app, reloaded, start_sitting, text
 
 
 def stored_state(db):
@@ -369,14 +371,7 @@ def test_a_reload_during_a_call_keeps_the_call_open(db):
     click(at, "cheat_Leo")
     click(at, "reveal_add_A")  # one card tapped in before the reload
     # a reload keeps the address (the sitting, the open call and its cards) but nothing else of the session
-    from streamlit.testing.v1 import AppTest
-
-    from .conftest import APP
-
-    again = AppTest.from_file(APP, default_timeout=30)
-    for key, value in at.query_params.items():
-        again.query_params[key] = value
-    again.run()
+    again = reloaded(at)
     assert "Leo calls Cheat! on Sam" in text(again)
     assert again.session_state["call"]["ranks"] == ["A"] and "Revealed: A" in text(again)
     click(again, "reveal_honest")
@@ -384,10 +379,7 @@ def test_a_reload_during_a_call_keeps_the_call_open(db):
     assert "Honest: Leo picks up 2 cards" in text(again)
     assert "call" not in again.query_params
     # a call left open in an address that is out of date is dropped
-    stale = AppTest.from_file(APP, default_timeout=30)
-    for key, value in at.query_params.items():
-        stale.query_params[key] = value
-    stale.run()
+    stale = reloaded(at)
     assert "calls Cheat!" not in text(stale) and "Maya's turn" in text(stale)
 
 
@@ -432,25 +424,28 @@ def test_the_honest_shortcut_is_offered_only_when_the_cards_could_all_be_the_cla
     assert at.session_state["call"]["ranks"] == ["A", "A"]
 
 
-def test_a_sitting_that_mixes_match_and_ranked_games_says_how_each_scores(db):
+def match_then_ranked_win() -> AppTest:
+    """A sitting of two games, each won in one tap: Sam a match game (one point), Maya a ranked one (three)."""
     at = deal(open_app(), "Sam", "Maya")
     at.segmented_control[0].set_value("Match table").run()
-    click(at, "winner_Sam")  # a match game: one point
+    click(at, "winner_Sam")
     at.segmented_control[0].set_value("Setup").run()
     at.radio(key="rule_table").set_value(TableKind.RANKED).run()
     click(at, "deal")
     at.segmented_control[0].set_value("Match table").run()
-    click(at, "winner_Maya")  # a ranked game: three points for first place
+    click(at, "winner_Maya")
+    return at
+
+
+def test_a_sitting_that_mixes_match_and_ranked_games_says_how_each_scores(db):
+    at = match_then_ranked_win()
     assert "match games: one point per win; ranked games: 3-2-1 points for places" in text(at)
     standing = at.dataframe[0].value
     assert list(standing["Player"]) == ["Maya", "Sam"] and list(standing["Points"]) == [3, 1]
 
 
-def test_a_reload_during_a_correction_keeps_it_by_hand_with_its_cards(db):
-    from streamlit.testing.v1 import AppTest
-
-    from .conftest import APP
-
+def lie_under_correction() -> AppTest:
+    """Sam claims two aces, Maya calls, an ace and a 7 are turned up (a lie), and the table disputes the reading."""
     at = deal(open_app(), "Sam", "Maya")
     click(at, "play_2")
     click(at, "cheat_Maya")
@@ -458,10 +453,11 @@ def test_a_reload_during_a_correction_keeps_it_by_hand_with_its_cards(db):
     click(at, "reveal_add_7")
     click(at, "apply_verdict")
     click(at, "correct_verdict")
-    again = AppTest.from_file(APP, default_timeout=30)
-    for key, value in at.query_params.items():
-        again.query_params[key] = value
-    again.run()
+    return at
+
+
+def test_a_reload_during_a_correction_keeps_it_by_hand_with_its_cards(db):
+    again = reloaded(lie_under_correction())
     call = again.session_state["call"]
     assert call["ranks"] == ["A", "7"] and call["by_hand"], "the camera must not decide a disputed call again"
     assert call["original"] == ["A", "7"], "the first verdict can still be kept after the reload"
@@ -469,13 +465,7 @@ def test_a_reload_during_a_correction_keeps_it_by_hand_with_its_cards(db):
 
 
 def test_a_correction_given_up_keeps_the_first_verdict(db):
-    at = deal(open_app(), "Sam", "Maya")
-    click(at, "play_2")
-    click(at, "cheat_Maya")
-    click(at, "reveal_add_A")
-    click(at, "reveal_add_7")
-    click(at, "apply_verdict")
-    click(at, "correct_verdict")
+    at = lie_under_correction()
     click(at, "reveal_back")  # a change begun, then given up
     assert not any(b.key == "cancel_call" for b in at.button), "cancelling would leave the play uncalled"
     click(at, "keep_verdict")
@@ -485,13 +475,5 @@ def test_a_correction_given_up_keeps_the_first_verdict(db):
 
 
 def test_the_history_says_which_games_were_match_and_which_ranked(db):
-    at = deal(open_app(), "Sam", "Maya")
-    at.segmented_control[0].set_value("Match table").run()
-    click(at, "winner_Sam")
-    at.segmented_control[0].set_value("Setup").run()
-    at.radio(key="rule_table").set_value(TableKind.RANKED).run()
-    click(at, "deal")
-    at.segmented_control[0].set_value("Match table").run()
-    click(at, "winner_Maya")
-    history = at.dataframe[1].value
+    history = match_then_ranked_win().dataframe[1].value
     assert list(history["Table"]) == ["match", "ranked"]
