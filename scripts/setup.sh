@@ -15,13 +15,18 @@ print(hashlib.sha256(repr((meta.get("project"), meta.get("build-system"), sys.ar
 PY
 }
 
-if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+# Whether the Python named by $1 runs and is 3.11 or newer.
+new_enough() {
+    "$1" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null
+}
+
+if [ ! -x .venv/bin/python ] || ! new_enough .venv/bin/python; then
     if ! command -v "$python" >/dev/null 2>&1; then
         echo "Cheat Referee needs Python 3.11 or newer, and '$python' was not found. Install Python 3.11 or newer" >&2
         echo "(for example: apt-get install python3 python3-venv), or name one: PYTHON=/path/to/python3.12 $0" >&2
         exit 1
     fi
-    if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+    if ! new_enough "$python"; then
         echo "Cheat Referee needs Python 3.11 or newer; '$python' is $("$python" --version 2>&1)." >&2
         echo "Install a newer Python, or name one: PYTHON=/path/to/python3.12 $0" >&2
         exit 1
