@@ -456,7 +456,7 @@ def reveal_edit(action: str, rank: str | None = None) -> None:
 
 
 #: Keyboard keys for the reveal buttons (the number of cards played is keys 1 to 8 on the game screen).
-REVEAL_KEYS = {Rank.ACE: "A", Rank.TEN: "0", Rank.JACK: "J", Rank.QUEEN: "Q", Rank.KING: "K",
+REVEAL_KEYS = {Rank.ACE: "A", Rank.TEN: "0", Rank.JACK: "J", Rank.QUEEN: "Q", Rank.KING: "K", Rank.JOKER: "X",
                **{r: r.value for r in CLAIMABLE if r.value.isdigit() and len(r.value) == 1}}
 
 

@@ -65,12 +65,26 @@ class Referee:
         return out.getvalue()
 
     def table_csv(self) -> str:
-        """The match table as CSV: one row per game, then nothing else (the standing is a sum of rows)."""
+        """The match table as CSV: one row per game, then nothing else (the standing is a sum of rows).
+
+        Each player has a column of their own ("player 1", "player 2", ...), so that a name with a comma or a
+        semicolon in it stays one name. A name that a spreadsheet would run as a formula (=, +, -, @ first)
+        is written with an apostrophe before it, which the spreadsheet shows as text."""
         table = self.state.table
+        seats = max((len(row.players) for row in table.rows), default=0)
         out = io.StringIO()
         writer = csv.writer(out)
-        writer.writerow(["game", "kind", "tracked", "first", "second", "third", "players"])
+        writer.writerow(["game", "kind", "tracked", "first", "second", "third",
+                         *(f"player {n}" for n in range(1, seats + 1))])
         for row in table.rows:
-            places = list(row.places) + [""] * (3 - len(row.places))
-            writer.writerow([row.number, row.kind.value, "yes" if row.tracked else "no", *places[:3], "; ".join(row.players)])
+            places = list(row.places[:3]) + [""] * (3 - len(row.places[:3]))
+            players = list(row.players) + [""] * (seats - len(row.players))
+            writer.writerow([row.number, row.kind.value, "yes" if row.tracked else "no",
+                             *map(_as_text, places + players)])
         return out.getvalue()
+
+
+def _as_text(name: str) -> str:
+    """A name as a spreadsheet cell that shows it as text: "=1+1" would otherwise be computed (or, in a
+    crafted name, run a command) when the CSV is opened."""
+    return "'" + name if name[:1] in ("=", "+", "-", "@", "\t", "\r") else name

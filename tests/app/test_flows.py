@@ -77,6 +77,17 @@ def test_setup_defaults_deal_sizes_and_name_checks(db):
     assert "Leo's turn" in text(at) and "claims aces" in text(at)
 
 
+def test_every_revealed_rank_has_a_key_of_its_own_and_none_is_undos(db):
+    at = deal(open_app(), "Sam", "Maya", "Leo", rule_jokers=True)
+    click(at, "play_2")
+    click(at, "cheat_Maya")
+    keys = {b.key.removeprefix("reveal_add_"): b.proto.shortcut for b in at.button
+            if b.key and b.key.startswith("reveal_add_")}
+    assert keys["JOKER"] and keys["10"] and keys["A"], keys
+    assert len(keys) == 14 and len(set(keys.values())) == 14, keys
+    assert at.button(key="undo").proto.shortcut not in keys.values()
+
+
 def test_too_many_players_for_one_deck(db):
     at = open_app()
     start_sitting(at)

@@ -148,7 +148,17 @@ def test_match_table_exports_as_csv(tmp_path):
     referee.record(Winner("Ben"))
     rows = list(csv.DictReader(io.StringIO(referee.table_csv())))
     assert [(r["game"], r["first"], r["tracked"]) for r in rows] == [("1", "Alice", "no"), ("2", "Ben", "no")]
-    assert rows[0]["players"] == "Alice; Ben; Cara; Dev"
+    assert [rows[0][f"player {n}"] for n in range(1, 5)] == ["Alice", "Ben", "Cara", "Dev"]
+
+
+def test_the_csv_keeps_each_name_whole_and_shows_formula_like_names_as_text(tmp_path):
+    referee = Referee.new(SqliteStore(tmp_path / "r.sqlite3"), "Friday")
+    referee.record(Winner("Lee; Kim", players=("Lee; Kim", "=1+1", "Ann, Jo")))
+    referee.record(Winner("=1+1", players=("=1+1", "Ann, Jo")))
+    rows = list(csv.reader(io.StringIO(referee.table_csv())))
+    assert rows[0] == ["game", "kind", "tracked", "first", "second", "third", "player 1", "player 2", "player 3"]
+    assert rows[1][3] == "Lee; Kim" and rows[1][6:] == ["Lee; Kim", "'=1+1", "Ann, Jo"]
+    assert rows[2][3] == "'=1+1" and rows[2][6:] == ["'=1+1", "Ann, Jo", ""]
 
 
 @pytest.mark.parametrize("body", ["'{broken'", "'" + "[" * 100_000 + "]" * 100_000 + "'",
