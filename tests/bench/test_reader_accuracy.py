@@ -1,8 +1,11 @@
-"""The realdev accuracy bench's rank confusion (bench/reader_accuracy.py): read cards matched to labelled ones."""
+"""The realdev accuracy bench (bench/reader_accuracy.py): read cards matched to labelled ones, photos counted by
+subset and by the quality of their labels."""
 
 from __future__ import annotations
 
 import importlib.util
+import json
+import shutil
 import sys
 from collections import Counter
 from pathlib import Path
@@ -54,3 +57,21 @@ def test_missed_and_extra_cards_are_counted_apart():
     labels = labelled((100, 100, 200, 200, "8"))
     det = read_cards((400, 400, 500, 500, "K"))
     assert confusion(det, labels) == Counter({("8", "missed"): 1, ("extra", "K"): 1})
+
+
+def test_the_bench_counts_photos_by_their_labels_quality_apart_from_the_subsets(tmp_path):
+    data = ROOT / "tests" / "vision" / "data"
+    (tmp_path / "images").mkdir()
+    rows = []
+    for name, quality in (("synth_00.jpg", "checked_by_eye"), ("synth_01.jpg", "source_noisy_counts"),
+                          ("synth_02.jpg", "source_noisy_counts")):
+        shutil.copy(data / name, tmp_path / "images" / name)
+        rows.append({"image": f"images/{name}", "cards": [{"rank": "A", "suit": None, "box": None}], "count": 1,
+                     "box_type": "none", "label_quality": quality, "subset": "s"})
+    (tmp_path / "labels.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "out.json"
+    assert reader_accuracy.main(["--realdev", str(tmp_path), "--json-out", str(out)]) == 0
+    figures = json.loads(out.read_text())
+    assert {k: figures[k]["images"] for k in ("s", "overall", "~checked", "~noisy")} == \
+        {"s": 3, "overall": 3, "~checked": 1, "~noisy": 2}
+    assert "~source" not in figures
