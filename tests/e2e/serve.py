@@ -27,5 +27,6 @@ if __name__ == "__main__":
     app = Path(__file__).resolve().parents[2] / "app.py"
     port = sys.argv[1]
     sys.argv = ["streamlit", "run", str(app), "--server.address", "127.0.0.1", "--server.port", port,
-                "--server.headless", "true", "--browser.gatherUsageStats", "false", *sys.argv[2:]]
+                "--server.headless", "true", "--browser.gatherUsageStats", "false",
+                "--client.toolbarMode", "minimal", *sys.argv[2:]]  # run.sh's page: no developer menu
     sys.exit(cli.main())
