@@ -46,20 +46,22 @@ st.set_page_config(page_title="Cheat Referee", page_icon="🃏", layout="wide")
 
 CSS = """
 <style>
+/* Text keeps the theme's colour (a laptop in dark mode gets the dark theme): boxes are tinted, grey is a
+   fainter text, and the red reads on white and on the dark page alike. */
 .cr-turn {font-size: 3.2rem; font-weight: 800; line-height: 1.1; margin: 0.2rem 0;}
-.cr-due {font-size: 2.4rem; font-weight: 700; color: #b3261e;}
-.cr-sub {font-size: 1.4rem; color: #555;}
+.cr-due {font-size: 2.4rem; font-weight: 700; color: #d93a2b;}
+.cr-sub {font-size: 1.4rem; opacity: 0.75;}
 .cr-verdict {font-size: 2.3rem; font-weight: 900; padding: 0.6rem 1rem; border-radius: 0.6rem; margin: 0.4rem 0;}
 .cr-lie {background: #fde2e1; color: #9b1c14;}
 .cr-honest {background: #dff3e3; color: #1d6b2f;}
 .cr-win {font-size: 3.4rem; font-weight: 900; background: #fff4c2; color: #6b5200; padding: 0.6rem 1rem; border-radius: 0.6rem;}
 .cr-hands {display: flex; flex-wrap: wrap; gap: 0.6rem; margin: 0.6rem 0;}
 .cr-hand {border: 2px solid #ccc; border-radius: 0.6rem; padding: 0.4rem 0.9rem; min-width: 7.5rem; text-align: center;}
-.cr-hand.turn {border-color: #b3261e; background: #fff1f0;}
+.cr-hand.turn {border-color: #d93a2b; background: rgba(217, 58, 43, 0.12);}
 .cr-hand.out {opacity: 0.55;}
 .cr-hand .n {font-size: 2.6rem; font-weight: 800; line-height: 1.1;}
 .cr-hand .who {font-size: 1.3rem; font-weight: 600;}
-.cr-hand .tag {font-size: 0.9rem; color: #666;}
+.cr-hand .tag {font-size: 0.9rem; opacity: 0.7;}
 .cr-pile {font-size: 2.2rem; font-weight: 700;}
 .cr-last {font-size: 1.6rem;}
 [class*="st-key-play_"] button, [class*="st-key-cheat_"] button, .st-key-nocall button, .st-key-apply_verdict button,
@@ -876,7 +878,7 @@ def table_screen(referee: Referee) -> None:
         import pandas as pd
 
         frame = pd.DataFrame({"player": [p for p, _ in ranking], "score": [s for _, s in ranking]})
-        chart = alt.Chart(frame).mark_bar(color="#b3261e").encode(
+        chart = alt.Chart(frame).mark_bar(color="#d93a2b").encode(
             x=alt.X("score:Q", title=unit, axis=alt.Axis(tickMinStep=1)),
             y=alt.Y("player:N", sort="-x", title=None,
                     axis=alt.Axis(labelFontSize=16, labelOverlap=False, labelLimit=240)),

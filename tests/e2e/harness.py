@@ -4,12 +4,14 @@ Run it inside a network namespace of its own, where only ``lo`` exists (root)::
 
     unshare -n .venv/bin/python tests/e2e/harness.py game --out DIR [--shots docs/screenshots]
     unshare -n .venv/bin/python tests/e2e/harness.py bench --out DIR --trials 6
+    unshare -n .venv/bin/python tests/e2e/harness.py themes --out DIR
 
 It brings ``lo`` up, starts the app with ``tests/e2e/serve.py`` (aioice limited to 127.0.0.1),
 launches Debian's Chromium through Playwright with a fake camera playing the file and
 ``--allow-loopback-in-peer-connection``, and writes ``DIR/result.json``. ``game`` plays a short
 game to a verdict and a winner on the match table, taking screenshots; ``bench`` times the
-verdict after the flipped cards appear in the camera feed.
+verdict after the flipped cards appear in the camera feed; ``themes`` measures the contrast of the
+game screen's texts in the light and the dark theme.
 """
 
 from __future__ import annotations
@@ -442,9 +444,53 @@ def measure(events: list[dict], verdict: dict) -> dict:
     }
 
 
+THEMED = (".cr-turn", ".cr-due", ".cr-sub", ".cr-hand.turn .who", ".cr-hand.turn .n", ".cr-hand.turn .tag", ".cr-hand:not(.turn) .n")
+
+
+def contrast_of(png: bytes) -> float:
+    """The WCAG contrast ratio between a screenshot's background (its commonest colour) and its text (the pixels
+    farthest from it in lightness): what a player reads across the table, whatever the CSS says."""
+    import cv2
+    import numpy as np
+
+    pixels = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_COLOR)[:, :, ::-1].reshape(-1, 3) / 255.0
+    linear = np.where(pixels <= 0.04045, pixels / 12.92, ((pixels + 0.055) / 1.055) ** 2.4)
+    lum = linear @ np.array([0.2126, 0.7152, 0.0722])
+    values, counts = np.unique(np.round(lum, 3), return_counts=True)
+    background = values[counts.argmax()]
+    ink = lum[np.argsort(np.abs(lum - background))[-max(3, lum.size // 200):]].mean()  # the farthest 0.5%
+    return float((max(background, ink) + 0.05) / (min(background, ink) + 0.05))
+
+
+def themed_contrast(work: Path) -> dict:
+    """The game screen's own texts (the turn, the claim, the hands) in the light and the dark theme: a laptop
+    set to dark mode gets Streamlit's dark theme, and a colour fixed for white pages can vanish there."""
+    video = work / "empty.y4m"
+    flip_video(video, [("A", "heart")], empty_s=1.0, cards_s=0.5)
+    result: dict = {"ok": False}
+    for theme in ("light", "dark"):
+        folder = work / theme
+        folder.mkdir()
+        run = Run(folder, video, CHEAT_REFEREE_CAMERA="none", STREAMLIT_THEME_BASE=theme)
+        try:
+            setup_two_players(run, None)
+            run.tap("play_2")  # Sam: two aces; Maya's turn, with a line under the claim
+            run.see("Maya's turn")
+            run.settle()  # a page still redrawing is faded, and would measure fainter than it is
+            run.page.wait_for_timeout(300)
+            result[theme] = {s: round(contrast_of(run.page.locator(s).first.screenshot()), 2) for s in THEMED}
+        except Exception as error:
+            result["error"] = f"{theme} theme: {type(error).__name__}: {error}"
+            return result
+        finally:
+            run.close()
+    result["ok"] = True
+    return result
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("mode", choices=("game", "bench"))
+    parser.add_argument("mode", choices=("game", "bench", "themes"))
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--shots", type=Path, default=None, help="folder for the screenshots (game mode)")
     parser.add_argument("--trials", type=int, default=6)
@@ -455,7 +501,12 @@ def main() -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        result = play_game(work, args.shots) if args.mode == "game" else bench(work, args.trials, args.source)
+        if args.mode == "game":
+            result = play_game(work, args.shots)
+        elif args.mode == "themes":
+            result = themed_contrast(work)
+        else:
+            result = bench(work, args.trials, args.source)
         for name in ("server.log", "failure.png", "trace.jsonl"):
             if (work / name).exists():
                 (args.out / name).write_bytes((work / name).read_bytes())

@@ -3,7 +3,7 @@
 Everything runs inside a network namespace of its own (``unshare -n``, only ``lo`` up), so the
 browser, the app and their WebRTC pair can only talk over 127.0.0.1. The test plays a short game
 to a verdict and a winner on the match table and takes screenshots (into ``$CHEAT_REFEREE_SHOTS`` if set:
-``CHEAT_REFEREE_SHOTS=docs/screenshots ./test.sh tests/e2e`` refreshes the README's). Select it with ``-m e2e``; it takes about 30 s on 2 cores.
+``CHEAT_REFEREE_SHOTS=docs/screenshots ./test.sh tests/e2e`` refreshes the README's). Select it with ``-m e2e``; it takes about 30 s on 2 cores. A second test measures the game screen's contrast in the light and the dark theme.
 """
 
 from __future__ import annotations
@@ -65,3 +65,20 @@ def test_a_short_game_in_chromium_with_the_camera(tmp_path):
     assert "Standing" in table and "History" in table and "Maya" in table
     for name in ("setup.png", "game.png", "verdict.png", "table.png"):
         assert (shots / name).stat().st_size > 10_000
+
+
+def test_the_game_screen_reads_in_the_light_and_the_dark_theme(tmp_path):
+    """A laptop in dark mode gets Streamlit's dark theme: the player to play, the claim and the hands must still
+    stand out from the page (WCAG AA: 4.5 for text, 3 for the large bold claim), measured on the pixels."""
+    reason = _why_not()
+    if reason:
+        pytest.skip(reason)
+    done = subprocess.run(["unshare", "-n", sys.executable, str(HARNESS), "themes", "--out", str(tmp_path)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=170)
+    result_file = tmp_path / "result.json"
+    assert result_file.exists(), f"the harness wrote no result:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    result = json.loads(result_file.read_text())
+    assert result["ok"], result.get("error")
+    for theme in ("light", "dark"):
+        for selector, ratio in result[theme].items():
+            assert ratio >= (3.0 if selector == ".cr-due" else 4.5), (theme, selector, ratio)
