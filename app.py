@@ -176,6 +176,8 @@ def sidebar(store: SqliteStore, sittings, chosen) -> None:
         st.divider()
         st.header("Sound and camera")
         st.toggle("Speak verdicts aloud", value=True, key="speak")
+        if st.session_state.get("speak", True):
+            voice_check()
         default_source = os.environ.get("CHEAT_REFEREE_CAMERA", "live")
         if default_source not in CAMERA_SOURCES:
             default_source = "live"
@@ -375,6 +377,31 @@ def speak(text: str, key: str) -> None:
   const mark = "cheat-referee-spoken:" + key;
   try {{ if (window.localStorage.getItem(mark)) return; window.localStorage.setItem(mark, "1"); }}
   catch (e) {{ window.__cheatKeys = window.__cheatKeys || []; if (window.__cheatKeys.includes(key)) return; window.__cheatKeys.push(key); }}{say}
+}})();
+</script>""",
+        unsafe_allow_javascript=True,
+    )
+
+
+NO_VOICE = ("This browser has no voice to speak with: verdicts are shown, not said. On Linux, installing "
+            "speech-dispatcher and espeak-ng gives it one (restart the browser after).")
+
+
+def voice_check() -> None:
+    """Say on screen when the browser cannot speak: speechSynthesis exists in every browser, but with no voice
+    installed (Chromium on Linux without speech-dispatcher) it says nothing and reports no error. Voices load
+    after the page does, so the note appears only once the browser has had time to list them."""
+    st.html(
+        f"""<div class="cr-novoice" style="display:none; font-size: 0.85rem; opacity: 0.75;">{esc(NO_VOICE)}</div>
+<script>
+(function() {{
+  const check = () => {{
+    const synth = window.speechSynthesis;
+    const none = !synth || synth.getVoices().length === 0;
+    document.querySelectorAll(".cr-novoice").forEach(e => {{ e.style.display = none ? "block" : "none"; }});
+  }};
+  if (window.speechSynthesis) window.speechSynthesis.addEventListener("voiceschanged", check);
+  setTimeout(check, 1500);
 }})();
 </script>""",
         unsafe_allow_javascript=True,

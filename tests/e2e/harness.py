@@ -5,13 +5,15 @@ Run it inside a network namespace of its own, where only ``lo`` exists (root)::
     unshare -n .venv/bin/python tests/e2e/harness.py game --out DIR [--shots docs/screenshots]
     unshare -n .venv/bin/python tests/e2e/harness.py bench --out DIR --trials 6
     unshare -n .venv/bin/python tests/e2e/harness.py themes --out DIR
+    unshare -n .venv/bin/python tests/e2e/harness.py voice --out DIR
 
 It brings ``lo`` up, starts the app with ``tests/e2e/serve.py`` (aioice limited to 127.0.0.1),
 launches Debian's Chromium through Playwright with a fake camera playing the file and
 ``--allow-loopback-in-peer-connection``, and writes ``DIR/result.json``. ``game`` plays a short
 game to a verdict and a winner on the match table, taking screenshots; ``bench`` times the
 verdict after the flipped cards appear in the camera feed; ``themes`` measures the contrast of the
-game screen's texts in the light and the dark theme.
+game screen's texts in the light and the dark theme; ``voice`` checks the note shown when the browser
+cannot speak.
 """
 
 from __future__ import annotations
@@ -488,9 +490,35 @@ def themed_contrast(work: Path) -> dict:
     return result
 
 
+def voice_note(work: Path) -> dict:
+    """Whether the sidebar says that the browser cannot speak: as it opens (this Chromium may have no voice), and
+    once a voice is listed (one is faked into speechSynthesis, as a browser announces its voices late)."""
+    video = work / "empty.y4m"
+    flip_video(video, [("A", "heart")], empty_s=1.0, cards_s=0.5)
+    run = Run(work, video, CHEAT_REFEREE_CAMERA="none")
+    result: dict = {"ok": False}
+    try:
+        run.see("Speak verdicts aloud")
+        run.page.wait_for_timeout(2500)  # the note waits 1.5 s for the browser to list its voices
+        result["voices"] = run.page.evaluate("() => window.speechSynthesis ? speechSynthesis.getVoices().length : -1")
+        result["note_at_first"] = run.page.locator(".cr-novoice").first.is_visible()
+        run.page.evaluate("""() => {
+            speechSynthesis.getVoices = () => [{name: "a voice", lang: "en-GB"}];
+            speechSynthesis.dispatchEvent(new Event("voiceschanged"));
+        }""")
+        run.page.wait_for_timeout(300)
+        result["note_with_a_voice"] = run.page.locator(".cr-novoice").first.is_visible()
+        result["ok"] = True
+    except Exception as error:
+        result["error"] = f"{type(error).__name__}: {error}"
+    finally:
+        run.close()
+    return result
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("mode", choices=("game", "bench", "themes"))
+    parser.add_argument("mode", choices=("game", "bench", "themes", "voice"))
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--shots", type=Path, default=None, help="folder for the screenshots (game mode)")
     parser.add_argument("--trials", type=int, default=6)
@@ -505,6 +533,8 @@ def main() -> int:
             result = play_game(work, args.shots)
         elif args.mode == "themes":
             result = themed_contrast(work)
+        elif args.mode == "voice":
+            result = voice_note(work)
         else:
             result = bench(work, args.trials, args.source)
         for name in ("server.log", "failure.png", "trace.jsonl"):

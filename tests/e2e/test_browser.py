@@ -82,3 +82,20 @@ def test_the_game_screen_reads_in_the_light_and_the_dark_theme(tmp_path):
     for theme in ("light", "dark"):
         for selector, ratio in result[theme].items():
             assert ratio >= (3.0 if selector == ".cr-due" else 4.5), (theme, selector, ratio)
+
+
+def test_the_sidebar_says_when_the_browser_has_no_voice_to_speak_with(tmp_path):
+    """speechSynthesis is silent without a voice (Chromium on Linux without speech-dispatcher): the players must
+    be told that verdicts will be shown, not said, and not told so once the browser lists a voice."""
+    reason = _why_not()
+    if reason:
+        pytest.skip(reason)
+    done = subprocess.run(["unshare", "-n", sys.executable, str(HARNESS), "voice", "--out", str(tmp_path)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    result_file = tmp_path / "result.json"
+    assert result_file.exists(), f"the harness wrote no result:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    result = json.loads(result_file.read_text())
+    assert result["ok"], result.get("error")
+    assert result["note_at_first"] == (result["voices"] <= 0), result
+    assert result["note_with_a_voice"] is False, result
+
