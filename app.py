@@ -877,6 +877,52 @@ def live_camera() -> None:
             video_frame_callback=on_frame,
             async_processing=True,
         )
+        camera_check()
+
+
+CAMERA_NOTES = {
+    "insecure": "This page may use a camera only as http://localhost on this computer (or over https): open it "
+                "there, or choose Photo upload or No camera in the sidebar.",
+    "none": "This browser sees no camera: plug one in and press START, or choose Photo upload or No camera in "
+            "the sidebar.",
+    "denied": "This browser was refused the camera: allow it (the camera icon in the address bar), then press "
+              "START.",
+}
+
+
+def camera_check() -> None:
+    """Say in words why the live camera cannot start. The camera box itself shows the browser's own error
+    ("NotFoundError: Requested device not found") only after START is pressed; this note names the fix before,
+    and follows a camera plugged in or a permission changed."""
+    notes = "".join(f'<div class="cr-camnote" data-why="{why}" style="display:none">{esc(text)}</div>'
+                    for why, text in CAMERA_NOTES.items())
+    st.html(
+        f"""<div class="cr-camnotes" style="font-size: 0.95rem; font-weight: 600; color: #d93a2b;">{notes}</div>
+<script>
+(function() {{
+  const show = why => document.querySelectorAll(".cr-camnote").forEach(e => {{
+    e.style.display = e.dataset.why === why ? "block" : "none"; }});
+  const check = async () => {{
+    const media = navigator.mediaDevices;
+    if (!window.isSecureContext || !media || !media.enumerateDevices) return show("insecure");
+    try {{
+      const state = navigator.permissions ? (await navigator.permissions.query({{name: "camera"}})).state : "";
+      if (state === "denied") return show("denied");
+    }} catch (e) {{}}
+    const devices = await media.enumerateDevices();
+    show(devices.some(d => d.kind === "videoinput") ? "" : "none");
+  }};
+  if (navigator.mediaDevices && !window.__cheatCameraWatch) {{
+    window.__cheatCameraWatch = true;
+    navigator.mediaDevices.addEventListener("devicechange", check);
+    if (navigator.permissions) navigator.permissions.query({{name: "camera"}}).then(p => {{
+      p.addEventListener("change", check); }}).catch(() => {{}});
+  }}
+  check();
+}})();
+</script>""",
+        unsafe_allow_javascript=True,
+    )
 
 
 # --- the match table ------------------------------------------------------------------------------

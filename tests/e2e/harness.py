@@ -6,6 +6,7 @@ Run it inside a network namespace of its own, where only ``lo`` exists (root)::
     unshare -n .venv/bin/python tests/e2e/harness.py bench --out DIR --trials 6
     unshare -n .venv/bin/python tests/e2e/harness.py themes --out DIR
     unshare -n .venv/bin/python tests/e2e/harness.py voice --out DIR
+    unshare -n .venv/bin/python tests/e2e/harness.py camera --out DIR
 
 It brings ``lo`` up, starts the app with ``tests/e2e/serve.py`` (aioice limited to 127.0.0.1),
 launches Debian's Chromium through Playwright with a fake camera playing the file and
@@ -13,7 +14,7 @@ launches Debian's Chromium through Playwright with a fake camera playing the fil
 game to a verdict and a winner on the match table, taking screenshots; ``bench`` times the
 verdict after the flipped cards appear in the camera feed; ``themes`` measures the contrast of the
 game screen's texts in the light and the dark theme; ``voice`` checks the note shown when the browser
-cannot speak.
+cannot speak, ``camera`` the notes that say why the live camera cannot start.
 """
 
 from __future__ import annotations
@@ -516,9 +517,51 @@ def voice_note(work: Path) -> dict:
     return result
 
 
+CAMERA_WHYS = ("insecure", "none", "denied")
+
+
+def camera_notes(work: Path) -> dict:
+    """Which note under the live camera shows (app.CAMERA_NOTES): in the test's browser with its fake camera,
+    in a second browser with no camera, and in a third whose permission prompts are refused, once START has
+    asked for the camera."""
+
+    def shown(page) -> list[str]:
+        return [w for w in CAMERA_WHYS if page.locator(f'.cr-camnote[data-why="{w}"]').first.is_visible()]
+
+    video = work / "empty.y4m"
+    flip_video(video, [("A", "heart")], empty_s=1.0, cards_s=0.5)
+    run = Run(work, video)
+    result: dict = {"ok": False}
+    try:
+        setup_two_players(run, None)
+        run.page.wait_for_timeout(1500)
+        result["fake camera"] = shown(run.page)
+        for name, args in (("no camera", []), ("refused", ["--use-fake-device-for-media-stream", "--deny-permission-prompts"])):
+            browser = run.pw.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                             args=["--no-sandbox", "--disable-gpu", *args])
+            try:
+                page = browser.new_page(viewport={"width": 1280, "height": 1000})
+                page.goto(f"http://127.0.0.1:{run.port}/")
+                page.get_by_text("Sam's turn").first.wait_for()
+                page.wait_for_timeout(1500)
+                result[name] = shown(page)
+                if name == "refused":
+                    page.frame_locator(WEBRTC_FRAME).get_by_role("button", name="START").click()
+                    page.wait_for_timeout(3000)
+                    result["refused after START"] = shown(page)
+            finally:
+                browser.close()
+        result["ok"] = True
+    except Exception as error:
+        result["error"] = f"{type(error).__name__}: {error}"
+    finally:
+        run.close()
+    return result
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("mode", choices=("game", "bench", "themes", "voice"))
+    parser.add_argument("mode", choices=("game", "bench", "themes", "voice", "camera"))
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--shots", type=Path, default=None, help="folder for the screenshots (game mode)")
     parser.add_argument("--trials", type=int, default=6)
@@ -535,6 +578,8 @@ def main() -> int:
             result = themed_contrast(work)
         elif args.mode == "voice":
             result = voice_note(work)
+        elif args.mode == "camera":
+            result = camera_notes(work)
         else:
             result = bench(work, args.trials, args.source)
         for name in ("server.log", "failure.png", "trace.jsonl"):

@@ -99,3 +99,19 @@ def test_the_sidebar_says_when_the_browser_has_no_voice_to_speak_with(tmp_path):
     assert result["note_at_first"] == (result["voices"] <= 0), result
     assert result["note_with_a_voice"] is False, result
 
+
+def test_the_live_camera_says_in_words_why_it_cannot_start(tmp_path):
+    """A browser with no camera, or one refused the camera, shows only its own error name after START
+    ("NotFoundError: Requested device not found"): the app says what to do, and says nothing when a camera works."""
+    reason = _why_not()
+    if reason:
+        pytest.skip(reason)
+    done = subprocess.run(["unshare", "-n", sys.executable, str(HARNESS), "camera", "--out", str(tmp_path)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=150)
+    result_file = tmp_path / "result.json"
+    assert result_file.exists(), f"the harness wrote no result:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    result = json.loads(result_file.read_text())
+    assert result["ok"], result.get("error")
+    assert result["fake camera"] == [] and result["no camera"] == ["none"], result
+    assert result["refused after START"] == ["denied"], result
+
