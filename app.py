@@ -769,6 +769,7 @@ def use_reading(ranks: list[str]) -> None:
 def still_reading(source: str, call: dict) -> None:
     data = None
     if source == "snapshot":
+        camera_check()
         shot = st.camera_input("Take a photo of the revealed cards", key="snapshot")
         data = shot.getvalue() if shot is not None else None
     elif source == "upload":
@@ -877,24 +878,23 @@ def live_camera() -> None:
             video_frame_callback=on_frame,
             async_processing=True,
         )
-        camera_check()
+        camera_check(start=", then press START")
 
 
 CAMERA_NOTES = {
     "insecure": "This page may use a camera only as http://localhost on this computer (or over https): open it "
                 "there, or choose Photo upload or No camera in the sidebar.",
-    "none": "This browser sees no camera: plug one in and press START, or choose Photo upload or No camera in "
-            "the sidebar.",
-    "denied": "This browser was refused the camera: allow it (the camera icon in the address bar), then press "
-              "START.",
+    "none": "This browser sees no camera: plug one in{start}, or choose Photo upload or No camera in the sidebar.",
+    "denied": "This browser was refused the camera: allow it (the camera icon in the address bar){start}.",
 }
 
 
-def camera_check() -> None:
-    """Say in words why the live camera cannot start. The camera box itself shows the browser's own error
-    ("NotFoundError: Requested device not found") only after START is pressed; this note names the fix before,
-    and follows a camera plugged in or a permission changed."""
-    notes = "".join(f'<div class="cr-camnote" data-why="{why}" style="display:none">{esc(text)}</div>'
+def camera_check(start: str = "") -> None:
+    """Say in words why the browser's camera cannot start. The live camera's box shows the browser's own error
+    ("NotFoundError: Requested device not found") only after START is pressed, and the snapshot asks for a
+    permission even where there is no camera; this note names the fix before, and follows a camera plugged in
+    or a permission changed. ``start`` ends the fix where a button must be pressed after it."""
+    notes = "".join(f'<div class="cr-camnote" data-why="{why}" style="display:none">{esc(text.format(start=start))}</div>'
                     for why, text in CAMERA_NOTES.items())
     st.html(
         f"""<div class="cr-camnotes" style="font-size: 0.95rem; font-weight: 600; color: #d93a2b;">{notes}</div>

@@ -521,9 +521,9 @@ CAMERA_WHYS = ("insecure", "none", "denied")
 
 
 def camera_notes(work: Path) -> dict:
-    """Which note under the live camera shows (app.CAMERA_NOTES): in the test's browser with its fake camera,
-    in a second browser with no camera, and in a third whose permission prompts are refused, once START has
-    asked for the camera."""
+    """Which note beside the browser's camera shows (app.CAMERA_NOTES): in the test's browser with its fake
+    camera, in a second browser with no camera (the live camera, then the snapshot at a call), and in a third
+    whose permission prompts are refused, once START has asked for the camera."""
 
     def shown(page) -> list[str]:
         return [w for w in CAMERA_WHYS if page.locator(f'.cr-camnote[data-why="{w}"]').first.is_visible()]
@@ -542,9 +542,16 @@ def camera_notes(work: Path) -> dict:
             try:
                 page = browser.new_page(viewport={"width": 1280, "height": 1000})
                 page.goto(f"http://127.0.0.1:{run.port}/")
-                page.get_by_text("Sam's turn").first.wait_for()
+                page.locator(WEBRTC_FRAME).first.wait_for()  # the game is on, with the live camera beside it
                 page.wait_for_timeout(1500)
                 result[name] = shown(page)
+                if name == "no camera":  # the snapshot asks for a permission there is no camera for
+                    page.locator(".st-key-camera_source").get_by_text("Snapshot").click()
+                    page.locator(".st-key-play_2 button").first.click()
+                    page.locator(".st-key-cheat_Maya button").first.click()
+                    page.get_by_text("Take a photo of the revealed cards").first.wait_for()
+                    page.wait_for_timeout(1500)
+                    result["snapshot, no camera"] = shown(page)
                 if name == "refused":
                     page.frame_locator(WEBRTC_FRAME).get_by_role("button", name="START").click()
                     page.wait_for_timeout(3000)

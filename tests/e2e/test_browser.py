@@ -100,9 +100,10 @@ def test_the_sidebar_says_when_the_browser_has_no_voice_to_speak_with(tmp_path):
     assert result["note_with_a_voice"] is False, result
 
 
-def test_the_live_camera_says_in_words_why_it_cannot_start(tmp_path):
+def test_the_camera_says_in_words_why_it_cannot_start(tmp_path):
     """A browser with no camera, or one refused the camera, shows only its own error name after START
-    ("NotFoundError: Requested device not found"): the app says what to do, and says nothing when a camera works."""
+    ("NotFoundError: Requested device not found"), and the snapshot asks for a permission there is no camera for:
+    the app says what to do, and says nothing when a camera works."""
     reason = _why_not()
     if reason:
         pytest.skip(reason)
@@ -113,5 +114,6 @@ def test_the_live_camera_says_in_words_why_it_cannot_start(tmp_path):
     result = json.loads(result_file.read_text())
     assert result["ok"], result.get("error")
     assert result["fake camera"] == [] and result["no camera"] == ["none"], result
+    assert result["snapshot, no camera"] == ["none"], result
     assert result["refused after START"] == ["denied"], result
 
