@@ -400,7 +400,10 @@ def voice_check() -> None:
     const none = !synth || synth.getVoices().length === 0;
     document.querySelectorAll(".cr-novoice").forEach(e => {{ e.style.display = none ? "block" : "none"; }});
   }};
-  if (window.speechSynthesis) window.speechSynthesis.addEventListener("voiceschanged", check);
+  if (window.speechSynthesis && !window.__cheatVoiceWatch) {{
+    window.__cheatVoiceWatch = true;  // the page keeps its listener over reruns; the check reads the new note
+    window.speechSynthesis.addEventListener("voiceschanged", check);
+  }}
   setTimeout(check, 1500);
 }})();
 </script>""",
