@@ -15,7 +15,9 @@ from pathlib import Path
 
 import streamlit as st
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+ROOT = str(Path(__file__).resolve().parent)
+if ROOT not in sys.path:  # Streamlit runs this file again on every tap: once is enough, and the path must not grow
+    sys.path.insert(0, ROOT)
 
 from assistant import (  # noqa: E402
     CLAIMABLE,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from streamlit.testing.v1 import AppTest
 
 from assistant import Rank
@@ -86,6 +88,15 @@ def test_every_revealed_rank_has_a_key_of_its_own_and_none_is_undos(db):
     assert keys["JOKER"] and keys["10"] and keys["A"], keys
     assert len(keys) == 14 and len(set(keys.values())) == 14, keys
     assert at.button(key="undo").proto.shortcut not in keys.values()
+
+
+def test_a_long_evening_of_reruns_does_not_grow_the_import_path(db):
+    # Streamlit runs app.py again on every tap; each run once added the repository to sys.path
+    at = open_app()
+    before = list(sys.path)
+    for _ in range(20):
+        at.run()
+    assert sys.path == before
 
 
 def test_too_many_players_for_one_deck(db):
