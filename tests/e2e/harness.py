@@ -465,11 +465,17 @@ def contrast_of(png: bytes) -> float:
     return float((max(background, ink) + 0.05) / (min(background, ink) + 0.05))
 
 
+def page_video(work: Path) -> Path:
+    """A short camera video for the modes that check the page, not the reading: the browser needs one to play."""
+    video = work / "empty.y4m"
+    flip_video(video, [("A", "heart")], empty_s=1.0, cards_s=0.5)
+    return video
+
+
 def themed_contrast(work: Path) -> dict:
     """The game screen's own texts (the turn, the claim, the hands) in the light and the dark theme: a laptop
     set to dark mode gets Streamlit's dark theme, and a colour fixed for white pages can vanish there."""
-    video = work / "empty.y4m"
-    flip_video(video, [("A", "heart")], empty_s=1.0, cards_s=0.5)
+    video = page_video(work)
     result: dict = {"ok": False}
     for theme in ("light", "dark"):
         folder = work / theme
@@ -494,8 +500,7 @@ def themed_contrast(work: Path) -> dict:
 def voice_note(work: Path) -> dict:
     """Whether the sidebar says that the browser cannot speak: as it opens (this Chromium may have no voice), and
     once a voice is listed (one is faked into speechSynthesis, as a browser announces its voices late)."""
-    video = work / "empty.y4m"
-    flip_video(video, [("A", "heart")], empty_s=1.0, cards_s=0.5)
+    video = page_video(work)
     run = Run(work, video, CHEAT_REFEREE_CAMERA="none")
     result: dict = {"ok": False}
     try:
@@ -528,8 +533,7 @@ def camera_notes(work: Path) -> dict:
     def shown(page) -> list[str]:
         return [w for w in CAMERA_WHYS if page.locator(f'.cr-camnote[data-why="{w}"]').first.is_visible()]
 
-    video = work / "empty.y4m"
-    flip_video(video, [("A", "heart")], empty_s=1.0, cards_s=0.5)
+    video = page_video(work)
     run = Run(work, video)
     result: dict = {"ok": False}
     try:
@@ -566,9 +570,12 @@ def camera_notes(work: Path) -> dict:
     return result
 
 
+PAGE_CHECKS = {"themes": themed_contrast, "voice": voice_note, "camera": camera_notes}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("mode", choices=("game", "bench", "themes", "voice", "camera"))
+    parser.add_argument("mode", choices=("game", "bench", *PAGE_CHECKS))
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--shots", type=Path, default=None, help="folder for the screenshots (game mode)")
     parser.add_argument("--trials", type=int, default=6)
@@ -581,14 +588,10 @@ def main() -> int:
         work = Path(tmp)
         if args.mode == "game":
             result = play_game(work, args.shots)
-        elif args.mode == "themes":
-            result = themed_contrast(work)
-        elif args.mode == "voice":
-            result = voice_note(work)
-        elif args.mode == "camera":
-            result = camera_notes(work)
-        else:
+        elif args.mode == "bench":
             result = bench(work, args.trials, args.source)
+        else:
+            result = PAGE_CHECKS[args.mode](work)
         for name in ("server.log", "failure.png", "trace.jsonl"):
             if (work / name).exists():
                 (args.out / name).write_bytes((work / name).read_bytes())

@@ -38,21 +38,26 @@ def _why_not() -> str | None:
     return None
 
 
-def test_a_short_game_in_chromium_with_the_camera(tmp_path):
+def harness(tmp_path: Path, mode: str, *options: str, timeout: float) -> dict:
+    """The harness's result for one ``mode`` run on loopback (skipped where it cannot run), after asserting that
+    it finished: the error and the server log's end say why where it did not."""
     reason = _why_not()
     if reason:
         pytest.skip(reason)
-    # into the test's own folder unless asked: a test run leaves the repository's files as they were
-    shots = Path(os.environ.get("CHEAT_REFEREE_SHOTS") or tmp_path / "screenshots")
-    done = subprocess.run(
-        ["unshare", "-n", sys.executable, str(HARNESS), "game", "--out", str(tmp_path), "--shots", str(shots)],
-        cwd=ROOT, capture_output=True, text=True, timeout=170,
-    )
+    done = subprocess.run(["unshare", "-n", sys.executable, str(HARNESS), mode, "--out", str(tmp_path), *options],
+                          cwd=ROOT, capture_output=True, text=True, timeout=timeout)
     result_file = tmp_path / "result.json"
     assert result_file.exists(), f"the harness wrote no result:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     result = json.loads(result_file.read_text())
     log = (tmp_path / "server.log").read_text()[-3000:] if (tmp_path / "server.log").exists() else ""
     assert result["ok"], f"{result.get('error')}\nserver log:\n{log}"
+    return result
+
+
+def test_a_short_game_in_chromium_with_the_camera(tmp_path):
+    # into the test's own folder unless asked: a test run leaves the repository's files as they were
+    shots = Path(os.environ.get("CHEAT_REFEREE_SHOTS") or tmp_path / "screenshots")
+    result = harness(tmp_path, "game", "--shots", str(shots), timeout=170)
     # keys typed into a text box (U, Ctrl+Z) never undo the play
     assert result["after_typing"].startswith("Sam: two aces"), result
     # the camera's frames reached the app over WebRTC
@@ -70,15 +75,7 @@ def test_a_short_game_in_chromium_with_the_camera(tmp_path):
 def test_the_game_screen_reads_in_the_light_and_the_dark_theme(tmp_path):
     """A laptop in dark mode gets Streamlit's dark theme: the player to play, the claim and the hands must still
     stand out from the page (WCAG AA: 4.5 for text, 3 for the large bold claim), measured on the pixels."""
-    reason = _why_not()
-    if reason:
-        pytest.skip(reason)
-    done = subprocess.run(["unshare", "-n", sys.executable, str(HARNESS), "themes", "--out", str(tmp_path)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=170)
-    result_file = tmp_path / "result.json"
-    assert result_file.exists(), f"the harness wrote no result:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
-    result = json.loads(result_file.read_text())
-    assert result["ok"], result.get("error")
+    result = harness(tmp_path, "themes", timeout=170)
     for theme in ("light", "dark"):
         for selector, ratio in result[theme].items():
             assert ratio >= (3.0 if selector == ".cr-due" else 4.5), (theme, selector, ratio)
@@ -87,15 +84,7 @@ def test_the_game_screen_reads_in_the_light_and_the_dark_theme(tmp_path):
 def test_the_sidebar_says_when_the_browser_has_no_voice_to_speak_with(tmp_path):
     """speechSynthesis is silent without a voice (Chromium on Linux without speech-dispatcher): the players must
     be told that verdicts will be shown, not said, and not told so once the browser lists a voice."""
-    reason = _why_not()
-    if reason:
-        pytest.skip(reason)
-    done = subprocess.run(["unshare", "-n", sys.executable, str(HARNESS), "voice", "--out", str(tmp_path)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120)
-    result_file = tmp_path / "result.json"
-    assert result_file.exists(), f"the harness wrote no result:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
-    result = json.loads(result_file.read_text())
-    assert result["ok"], result.get("error")
+    result = harness(tmp_path, "voice", timeout=120)
     assert result["note_at_first"] == (result["voices"] <= 0), result
     assert result["note_with_a_voice"] is False, result
 
@@ -104,15 +93,7 @@ def test_the_camera_says_in_words_why_it_cannot_start(tmp_path):
     """A browser with no camera, or one refused the camera, shows only its own error name after START
     ("NotFoundError: Requested device not found"), and the snapshot asks for a permission there is no camera for:
     the app says what to do, and says nothing when a camera works."""
-    reason = _why_not()
-    if reason:
-        pytest.skip(reason)
-    done = subprocess.run(["unshare", "-n", sys.executable, str(HARNESS), "camera", "--out", str(tmp_path)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=150)
-    result_file = tmp_path / "result.json"
-    assert result_file.exists(), f"the harness wrote no result:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
-    result = json.loads(result_file.read_text())
-    assert result["ok"], result.get("error")
+    result = harness(tmp_path, "camera", timeout=150)
     assert result["fake camera"] == [] and result["no camera"] == ["none"], result
     assert result["snapshot, no camera"] == ["none"], result
     assert result["refused after START"] == ["denied"], result
