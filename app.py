@@ -66,6 +66,8 @@ CSS = """
 .cr-hand .tag {font-size: 0.9rem; opacity: 0.7;}
 .cr-pile {font-size: 2.2rem; font-weight: 700;}
 .cr-last {font-size: 1.6rem;}
+.cr-novoice {display: none; font-size: 0.85rem; opacity: 0.75;}
+.cr-camnote {display: none; font-size: 0.95rem; font-weight: 600; color: #d93a2b;}
 [class*="st-key-play_"] button, [class*="st-key-cheat_"] button, .st-key-nocall button, .st-key-apply_verdict button,
 [class*="st-key-reveal_add_"] button, .st-key-reveal_honest button {min-height: 3.4rem;}
 [class*="st-key-play_"] button p, [class*="st-key-cheat_"] button p, .st-key-nocall button p,
@@ -394,7 +396,7 @@ def voice_check() -> None:
     installed (Chromium on Linux without speech-dispatcher) it says nothing and reports no error. Voices load
     after the page does, so the note appears only once the browser has had time to list them."""
     st.html(
-        f"""<div class="cr-novoice" style="display:none; font-size: 0.85rem; opacity: 0.75;">{esc(NO_VOICE)}</div>
+        f"""<div class="cr-novoice">{esc(NO_VOICE)}</div>
 <script>
 (function() {{
   const check = () => {{
@@ -899,10 +901,10 @@ def camera_check(start: str = "") -> None:
     ("NotFoundError: Requested device not found") only after START is pressed, and the snapshot asks for a
     permission even where there is no camera; this note names the fix before, and follows a camera plugged in
     or a permission changed. ``start`` ends the fix where a button must be pressed after it."""
-    notes = "".join(f'<div class="cr-camnote" data-why="{why}" style="display:none">{esc(text.format(start=start))}</div>'
+    notes = "".join(f'<div class="cr-camnote" data-why="{why}">{esc(text.format(start=start))}</div>'
                     for why, text in CAMERA_NOTES.items())
     st.html(
-        f"""<div class="cr-camnotes" style="font-size: 0.95rem; font-weight: 600; color: #d93a2b;">{notes}</div>
+        f"""<div class="cr-camnotes">{notes}</div>
 <script>
 (function() {{
   const show = why => document.querySelectorAll(".cr-camnote").forEach(e => {{
