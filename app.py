@@ -67,6 +67,9 @@ CSS = """
 .cr-pile {font-size: 2.2rem; font-weight: 700;}
 .cr-last {font-size: 1.6rem;}
 .cr-novoice {display: none; font-size: 0.85rem; opacity: 0.75;}
+.cr-choicekeys {font-size: 0.95rem; opacity: 0.8; margin-top: 0.3rem;}
+.cr-pending {font-weight: 700;}
+button.cr-armed {outline: 4px solid #f5b700; outline-offset: 3px;}
 .cr-camnote {display: none; font-size: 0.95rem; font-weight: 600; color: #d93a2b;}
 [class*="st-key-play_"] button, [class*="st-key-cheat_"] button, .st-key-nocall button, .st-key-apply_verdict button,
 [class*="st-key-reveal_add_"] button, .st-key-reveal_honest button {min-height: 3.4rem;}
@@ -496,6 +499,65 @@ REVEAL_KEYS = {Rank.ACE: "A", Rank.TEN: "0", Rank.JACK: "J", Rank.QUEEN: "Q", Ra
                **{r: r.value for r in CLAIMABLE if r.value.isdigit() and len(r.value) == 1}}
 
 
+def choice_keys(ranks: tuple[Rank, ...]) -> None:
+    """Keys for a play where the rank order gives a choice: the number, then the rank's key ("3", then "K": three
+    kings), as the play is said. Streamlit binds one key to one button, and a number alone does not say which
+    rank; so a listener on the page holds the number until the rank's key comes (Esc, or 5 seconds, forgets it)
+    and then taps that button, the same tap as a click. Keys typed into a text box never count."""
+    by_key = {REVEAL_KEYS[rank]: rank.value for rank in ranks}
+    example = ranks[-1]
+    keys = [REVEAL_KEYS[r] for r in ranks]
+    hint = (f"On a keyboard: the number, then the rank ({', '.join(keys[:-1])} or {keys[-1]}): "
+            f"3, then {REVEAL_KEYS[example]} for three {words.rank_plural(example, 3)}. Esc starts again.")
+    st.html(
+        f"""<div class="cr-choicekeys" data-ranks='{esc(json.dumps(by_key))}'>{esc(hint)}
+<span class="cr-pending"></span></div>
+<script>
+(function() {{
+  if (window.__cheatChoiceKeys) return;  // one listener for the page: it reads the ranks from the panel drawn now
+  window.__cheatChoiceKeys = true;
+  let pending = null, timer = null;
+  const panel = () => document.querySelector(".cr-choicekeys");
+  const button = (rank, n) => document.querySelector(`.st-key-play_${{rank}}_${{n}} button`);
+  const hold = n => {{
+    pending = n;
+    clearTimeout(timer);
+    if (n !== null) timer = setTimeout(() => hold(null), 5000);
+    document.querySelectorAll(".cr-armed").forEach(e => e.classList.remove("cr-armed"));
+    const p = panel();
+    if (!p) return;
+    p.querySelector(".cr-pending").textContent = n === null ? "" : `${{n}} ×: now the rank`;
+    if (n !== null) Object.values(JSON.parse(p.dataset.ranks)).forEach(r => {{
+      const b = button(r, n);
+      if (b) b.classList.add("cr-armed");
+    }});
+  }};
+  const keyOf = e => {{
+    const digit = /^(?:Digit|Numpad)([0-9])$/.exec(e.code || "");  // the number whatever the keyboard's layout
+    return digit ? digit[1] : (e.key && e.key.length === 1 ? e.key.toUpperCase() : e.key);
+  }};
+  document.addEventListener("keydown", e => {{
+    const p = panel();
+    const t = e.target;
+    if (!p || e.ctrlKey || e.metaKey || e.altKey || e.repeat) return;
+    if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return;
+    const ranks = JSON.parse(p.dataset.ranks);
+    const key = keyOf(e);
+    if (key === "Escape") {{ hold(null); return; }}
+    if (pending !== null && key in ranks) {{
+      const b = button(ranks[key], pending);
+      hold(null);
+      if (b) {{ e.preventDefault(); b.click(); }}
+      return;
+    }}
+    if (/^[1-8]$/.test(key) && Object.values(ranks).some(r => button(r, key))) {{ e.preventDefault(); hold(Number(key)); }}
+  }});
+}})();
+</script>""",
+        unsafe_allow_javascript=True,
+    )
+
+
 def apply_call(caller: str, ranks: tuple[Rank, ...]) -> None:
     if record(Call(caller, ranks)):
         cancel_call()
@@ -637,6 +699,8 @@ def action_panel(referee: Referee, game, log_len: int) -> None:
     ranks = game.ranks_allowed
     choice = len(ranks) > 1
     per_row = 4
+    if choice:
+        choice_keys(ranks)
     for rank in ranks:
         if choice:
             st.markdown(f"**{esc(words.rank_plural(rank).capitalize())}**")

@@ -205,7 +205,8 @@ def reader_available() -> bool:
     return camera.load_reader() is not None
 
 
-def setup_two_players(run: Run, shots: Path | None) -> None:
+def setup_two_players(run: Run, shots: Path | None, order: str | None = None) -> None:
+    """Sam and Maya, any number of cards a play, and the rank order whose label starts with ``order``."""
     run.see("Start the sitting")
     run.tap("first_sitting_create")
     run.see("Players, in seating order")
@@ -214,6 +215,10 @@ def setup_two_players(run: Run, shots: Path | None) -> None:
         run.see(f"{number}. {name}")
     run.key("rule_max_cards").get_by_text("Any number").click()
     run.settle()
+    if order:
+        run.key("rule_order").click()
+        run.page.get_by_role("option").get_by_text(order).first.click()
+        run.settle()
     run.see("The deal")
     run.shot(shots, "setup.png")
     run.tap("deal")
@@ -570,7 +575,57 @@ def camera_notes(work: Path) -> dict:
     return result
 
 
-PAGE_CHECKS = {"themes": themed_contrast, "voice": voice_note, "camera": camera_notes}
+def play_keys(work: Path) -> dict:
+    """Plays entered from the keyboard: a number alone where the order sets the rank, and the number then the
+    rank's key where it gives a choice (up or down: Maya may claim kings or 2s after Sam's aces); Esc forgets a
+    number, and keys typed into a text box play nothing."""
+    video = page_video(work)
+    run = Run(work, video, CHEAT_REFEREE_CAMERA="none")
+    result: dict = {"ok": False}
+    last = lambda: run.page.locator(".cr-last").first.text_content().strip()  # noqa: E731
+    try:
+        setup_two_players(run, None, order="Up or down")
+        run.page.keyboard.press("2")
+        run.settle()
+        run.see("Maya's turn")
+        result["number alone"] = last()
+        run.see("On a keyboard: the number, then the rank")
+        result["hint"] = run.page.locator(".cr-choicekeys").first.text_content().strip()
+        run.page.keyboard.press("1")
+        result["held"] = run.page.locator(".cr-pending").first.text_content().strip()
+        result["marked"] = run.page.locator(".cr-armed").count()
+        run.page.keyboard.press("Escape")
+        run.page.keyboard.press("K")
+        run.page.wait_for_timeout(1000)
+        run.settle()
+        result["after escape"] = last()
+        box = run.key("sitting_name").locator("input").last
+        box.click()
+        box.press_sequentially("3K")
+        run.page.wait_for_timeout(1000)
+        run.settle()
+        result["typed in a box"] = last()
+        box.fill("")
+        box.blur()
+        run.settle()
+        run.page.keyboard.press("3")
+        run.page.keyboard.press("K")
+        run.settle()
+        run.see("Sam's turn")
+        result["number then rank"] = last()
+        result["ok"] = True
+    except Exception as error:
+        result["error"] = f"{type(error).__name__}: {error}"
+        try:
+            run.page.screenshot(path=str(work / "failure.png"))
+        except Exception:
+            pass
+    finally:
+        run.close()
+    return result
+
+
+PAGE_CHECKS = {"themes": themed_contrast, "voice": voice_note, "camera": camera_notes, "keys": play_keys}
 
 
 def main() -> int:

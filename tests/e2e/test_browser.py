@@ -3,7 +3,8 @@
 Everything runs inside a network namespace of its own (``unshare -n``, only ``lo`` up), so the
 browser, the app and their WebRTC pair can only talk over 127.0.0.1. The test plays a short game
 to a verdict and a winner on the match table and takes screenshots (into ``$CHEAT_REFEREE_SHOTS`` if set:
-``CHEAT_REFEREE_SHOTS=docs/screenshots ./test.sh tests/e2e`` refreshes the README's). Select it with ``-m e2e``; it takes about 30 s on 2 cores. A second test measures the game screen's contrast in the light and the dark theme.
+``CHEAT_REFEREE_SHOTS=docs/screenshots ./test.sh tests/e2e`` refreshes the README's). Select it with ``-m e2e``; it takes about 30 s on 2 cores. The other tests check the page itself: its contrast in the light and the dark
+theme, the voice and camera notes, and plays entered from the keyboard.
 """
 
 from __future__ import annotations
@@ -98,3 +99,15 @@ def test_the_camera_says_in_words_why_it_cannot_start(tmp_path):
     assert result["snapshot, no camera"] == ["none"], result
     assert result["refused after START"] == ["denied"], result
 
+
+
+def test_plays_are_entered_from_the_keyboard_where_the_order_gives_a_choice_of_rank(tmp_path):
+    """A number alone cannot say which rank where the order gives a choice (up or down: kings or 2s after aces),
+    so there the number is held until the rank's key comes, as the play is said ("3", then "K": three kings);
+    Esc forgets the number, and keys typed into a text box play nothing."""
+    result = harness(tmp_path, "keys", timeout=150)
+    assert result["number alone"].startswith("Sam: two aces"), result
+    assert result["held"].startswith("1 ×") and result["marked"] == 2, result
+    assert result["after escape"].startswith("Sam: two aces"), result
+    assert result["typed in a box"].startswith("Sam: two aces"), result
+    assert result["number then rank"].startswith("Maya: three kings"), result
