@@ -419,10 +419,11 @@ def voice_check() -> None:
 
 
 def active_feed() -> camera.LiveFeed | None:
-    """The feed that reads calls for the chosen camera: the browser's (WebRTC) or the server's."""
+    """The feed that reads calls for the chosen camera: the browser's (WebRTC) or the server's. The browser's is
+    made here if need be, not only where the camera is drawn: a call reopened by a reload is armed before that."""
     source = st.session_state.get("camera_source")
     if source == "live":
-        return st.session_state.get("_feed")
+        return st.session_state.setdefault("_feed", camera.LiveFeed())
     if source == "server":
         cam = _server_camera(str(st.session_state.get("server_camera", "0")))
         return cam.feed if cam is not None else None
@@ -438,11 +439,18 @@ def open_call(caller: str, log_len: int | None, ranks: list[str], original: list
     return call
 
 
+def call_token(call: dict) -> str:
+    """Names a call for the camera's feed (the sitting, the place in its log, the caller): a feed armed for
+    another call, or for none, is armed again before its reading counts."""
+    return f"{st.session_state.get('_sitting_key')}:{call.get('log_len')}:{call['caller']}"
+
+
 def start_call(caller: str, log_len: int, ranks: list[str] | None = None, original: list[str] | None = None) -> None:
-    keep_call(open_call(caller, log_len, ranks or [], original))
+    call = open_call(caller, log_len, ranks or [], original)
+    keep_call(call)
     feed = active_feed()
     if feed is not None:
-        feed.arm()
+        feed.arm(call_token(call))
 
 
 def keep_call(call: dict) -> None:
@@ -801,6 +809,10 @@ def live_reading(referee: Referee, caller: str) -> None:
         call = st.session_state.get("call")
         if feed is None or call is None:
             return
+        if feed.call != call_token(call):
+            # a call opened under another camera source, or reopened by a reload: read it from now on, and
+            # never with a reading left from another call
+            feed.arm(call_token(call))
         reading = feed.current()
         claim = referee.state.game.last_play if referee.state.game is not None else None
         if claim is None:
@@ -915,6 +927,12 @@ def server_camera_view() -> None:
         @st.fragment(run_every=0.5)
         def picture() -> None:
             image = cam.frame()
+            silent = cam.silent_for()
+            if cam.feed.problem:
+                st.warning(f"The camera's picture cannot be read ({cam.feed.problem}): enter the cards by hand.")
+            if silent > camera.SILENT_AFTER:
+                st.warning(f"No picture from the camera for {silent:.0f} s: check that it is plugged in and not in use "
+                           "by another program (the app keeps trying).")
             if image is None:
                 st.caption("Waiting for the first picture ...")
             else:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import logging
 import os
 import threading
 import time
@@ -26,6 +27,12 @@ STEADY_FRAMES = 3
 WINDOW = 6
 #: Between calls only every IDLE_EVERY-th frame is read (3 a second at 15 fps), to spare the CPU.
 IDLE_EVERY = 5
+#: The hands read face up since the view was last empty that a feed remembers (the newest).
+FACE_UP_KEPT = 8
+#: A server camera that gave no frame for this many seconds is said to be silent, and opened again.
+SILENT_AFTER = 3.0
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -66,12 +73,16 @@ def may_apply(reading: Reading, claimed: int) -> tuple[bool, str]:
 
 
 def trace(kind: str, **fields: Any) -> None:
-    """Timing events for the latency benchmark, appended as JSON lines to $CHEAT_REFEREE_TRACE (off when unset)."""
+    """Timing events for the latency benchmark, appended as JSON lines to $CHEAT_REFEREE_TRACE (off when unset).
+    A trace that cannot be written is skipped: a benchmark's aid must never stop the camera."""
     path = os.environ.get("CHEAT_REFEREE_TRACE")
     if not path:
         return
-    with open(path, "a") as out:
-        out.write(json.dumps({"kind": kind, "t": time.time(), **fields}) + "\n")
+    try:
+        with open(path, "a") as out:
+            out.write(json.dumps({"kind": kind, "t": time.time(), **fields}) + "\n")
+    except OSError:
+        pass
 
 
 class ReaderAdapter:
@@ -156,14 +167,16 @@ def _why(detections: Any, guess: bool = True) -> str:
 
 @dataclass
 class LiveFeed:
-    """Shared between the WebRTC frame thread and the script: the steady reading since the last arm().
+    """Shared between a camera's frame thread and the script: the steady reading of one call since arm().
 
     The script keeps one per browser session (in session state) so that reruns, which hand
-    streamlit-webrtc a new callback, keep the same feed.
+    streamlit-webrtc a new callback, keep the same feed; a server camera keeps one for all sessions.
     """
 
     lock: threading.Lock = field(default_factory=threading.Lock)
     armed: bool = False
+    call: str | None = None  # the call this feed reads (arm's token); None between calls
+    generation: int = 0  # moved on by arm() and disarm(): a frame whose reading spans one is not counted
     stabiliser: Any = None
     reading: Reading = field(default_factory=Reading)
     frames_seen: int = 0
@@ -171,27 +184,72 @@ class LiveFeed:
     last_frame_at: float = 0.0
     read_ms: float = 0.0
     last_detections: Any = None
-    before: tuple[Rank, ...] = ()  # what lay face up in view when the call was made (sure readings only)
+    problem: str | None = None  # why the last frame could not be read, in words; None once one is read
+    face_up: list[tuple[Rank, ...]] = field(default_factory=list)  # hands read sure since the view was last empty
+    empty_run: int = 0  # frames read in a row with no card in view
+    before: tuple[tuple[Rank, ...], ...] = ()  # the hands face up in view when the call was made
 
-    def arm(self) -> None:
-        """Start a fresh reading (a call was made: wait for the flipped cards).
+    def arm(self, call: str | None = None) -> None:
+        """Start a fresh reading for ``call`` (a token naming the call: the script arms again for another).
 
-        What the camera last read between calls is kept as ``before``: cards already face up in view (a
-        four of a kind laid out, an earlier reveal not yet picked up) are not the called cards, and a
-        reading of exactly them must not decide the call alone."""
+        Every hand read sure since the view was last empty is kept as ``before``: cards already face up in
+        view (a four of a kind laid out, an earlier reveal not yet picked up) are not the called cards, and a
+        reading of exactly them must not decide the call alone. All of them, not the last reading alone: one
+        unsure frame just before the call must not make the old cards new."""
         reader = load_reader()
         with self.lock:
-            last = self.last_detections
-            self.before = _hand(_ranks(last.ranks)) if last is not None and len(last) and not last.abstain else ()
+            self.before = tuple(self.face_up)
             self.armed = True
+            self.call = call
+            self.generation += 1
             self.stabiliser = reader.stabiliser() if reader is not None else None
             self.reading = Reading()
             self.frames_read = 0
-        trace("arm", before=[r.value for r in self.before])
+        trace("arm", before=[[r.value for r in hand] for hand in self.before])
 
     def disarm(self) -> None:
+        """The call is settled or given up: its reading goes with it, so that it can never decide another."""
         with self.lock:
             self.armed = False
+            self.call = None
+            self.generation += 1
+            self.stabiliser = None
+            self.reading = Reading()
+
+    def _seen(self, detections: Any) -> None:
+        """Remember what lies face up (under the lock). Only a view empty for STEADY_FRAMES frames in a row
+        forgets it: a hand passing over the table for a frame does not make the old cards new."""
+        if len(detections):
+            self.empty_run = 0
+            if not detections.abstain:
+                hand = _hand(_ranks(detections.ranks))
+                if hand not in self.face_up:
+                    self.face_up = (self.face_up + [hand])[-FACE_UP_KEPT:]
+            return
+        self.empty_run += 1
+        if self.empty_run >= STEADY_FRAMES:
+            self.face_up = []
+            self.before = ()  # the view emptied after the call: what turns up now was turned up now
+
+    def _read(self, reader: ReaderAdapter, image_bgr: np.ndarray) -> Any:
+        """The reader's detections, or None where the frame cannot be read (``problem`` says why): the frame
+        thread must outlive a bad frame, or the camera would stop reading without a word."""
+        try:
+            detections = reader.read(image_bgr, video=True)
+        except Exception as error:  # an ImageError (a frame too small or too narrow), or a bug in the reader
+            refused = isinstance(error, reader.module.ImageError)
+            problem = str(error) if refused else f"{type(error).__name__}: {error}"
+            with self.lock:
+                changed, self.problem = problem != self.problem, problem
+                if self.armed:
+                    self.reading = Reading(frames=self.frames_read, note=f"the camera's picture cannot be read ({problem})",
+                                           at=time.monotonic())
+            if changed:  # once, not fifteen times a second; the traceback only where the reader failed
+                log.warning("a camera frame could not be read: %s", problem, exc_info=not refused)
+            return None
+        with self.lock:
+            self.problem = None
+        return detections
 
     def process(self, image_bgr: np.ndarray) -> np.ndarray:
         """Called for every camera frame: read it while armed, and draw what was read."""
@@ -201,6 +259,7 @@ class LiveFeed:
             self.last_frame_at = time.monotonic()
             armed = self.armed and self.stabiliser is not None
             count = self.frames_seen
+            generation = self.generation
         if reader is None:
             if count % 15 == 1:
                 trace("frame", cards=None, frames_seen=count)
@@ -208,18 +267,25 @@ class LiveFeed:
         if not armed:
             # between calls: read a few frames a second, enough to keep the boxes on the picture
             if count % IDLE_EVERY == 1 or self.last_detections is None:
-                detections = reader.read(image_bgr, video=True)
+                detections = self._read(reader, image_bgr)
+                if detections is None:
+                    return image_bgr
                 with self.lock:
                     self.last_detections = detections
+                    if generation == self.generation:
+                        self._seen(detections)
                 trace("frame", cards=len(detections), idle=True, frames_seen=count)
             return reader.draw(image_bgr, self.last_detections)
         start = time.perf_counter()
-        detections = reader.read(image_bgr, video=True)
+        detections = self._read(reader, image_bgr)
+        if detections is None:
+            return image_bgr
         read_ms = (time.perf_counter() - start) * 1000
         with self.lock:
             self.read_ms = read_ms
             self.last_detections = detections
-            if self.armed and self.stabiliser is not None:
+            if generation == self.generation and self.armed and self.stabiliser is not None:
+                self._seen(detections)
                 self.frames_read += 1
                 steady = self.stabiliser.update(detections)
                 ranks = _ranks(steady.ranks)
@@ -228,9 +294,7 @@ class LiveFeed:
                     note = _why(detections) if detections.abstain else "no cards in view yet"
                 elif not steady.stable:
                     note = "the reading is not steady yet"
-                if not len(detections):
-                    self.before = ()  # the view emptied after the call: what turns up now was turned up now
-                seen_before = bool(ranks) and _hand(ranks) == self.before
+                seen_before = bool(ranks) and _hand(ranks) in self.before
                 self.reading = Reading(ranks, bool(ranks), bool(steady.stable), self.frames_read, note, time.monotonic(),
                                        seen_before)
             reading = self.reading
@@ -275,57 +339,88 @@ def decode(data: bytes) -> np.ndarray | None:
 
 class ServerCamera:
     """A camera on the machine that runs the server: a USB webcam by number (``0``) or device path
-    (``/dev/video2``), or a video file (played in a loop at its own pace). A thread reads it into a
-    :class:`LiveFeed`, so calls are read exactly as with the browser's camera."""
+    (``/dev/video2``), a network stream (``http://...``, a phone as a webcam), or a video file (played in a
+    loop at its own pace). A thread reads it into a :class:`LiveFeed`, so calls are read exactly as with
+    the browser's camera. A camera or stream that stops giving frames is opened again every few seconds."""
 
     def __init__(self, source: str) -> None:
-        import cv2
-
         self.source = source.strip()
-        self.is_file = not self.source.isdigit() and not self.source.startswith("/dev/")
-        self.capture = cv2.VideoCapture(int(self.source) if self.source.isdigit() else self.source)
-        self.fps = float(self.capture.get(cv2.CAP_PROP_FPS) or 0) or 15.0
+        number = self.source.isascii() and self.source.isdigit()  # "²" is a digit to Python, not to OpenCV
+        self.target: int | str = int(self.source) if number else self.source
+        self.is_file = not number and not self.source.startswith("/dev/") and "://" not in self.source
+        self.capture = self._open()
+        self.fps = float(self.capture.get(_cv2().CAP_PROP_FPS) or 0) or 15.0
         self.feed = LiveFeed()
         self.lock = threading.Lock()
         self.latest: np.ndarray | None = None
         self.frames = 0
+        self.opened_at = self._tried_at = self._clock = time.monotonic()
+        self._position = 0  # the file's frame that the clock has reached
+        self._rewound = False  # the file was just rewound, and has given no frame since
         self._stop = threading.Event()
         self.thread = threading.Thread(target=self._run, name=f"server-camera-{self.source}", daemon=True)
         if self.ok:
             self.thread.start()
 
+    def _open(self) -> Any:
+        """The capture; OSError where OpenCV refuses the source itself (a number too large for it)."""
+        cv2 = _cv2()
+        try:
+            return cv2.VideoCapture(self.target)
+        except (cv2.error, OverflowError) as error:
+            raise OSError(f"cannot open the camera {self.source!r}: {error}") from error
+
     @property
     def ok(self) -> bool:
         return bool(self.capture.isOpened())
 
-    def _run(self) -> None:
-        import cv2
+    def silent_for(self) -> float:
+        """Seconds since the camera last gave a frame (since it was opened, where it has given none)."""
+        last = self.feed.last_frame_at or self.opened_at
+        return time.monotonic() - last
 
-        period = 1.0 / min(self.fps, 30.0)
-        clock = time.monotonic()
-        position = 0
+    def _run(self) -> None:
+        """Read frames until closed; nothing a frame or the camera does ends the thread (the picture would
+        freeze without a word): a failure is logged, and a silent camera is opened again."""
         while not self._stop.is_set():
-            started = time.monotonic()
-            if self.is_file:
-                # a file plays in real time like a camera: frames the reader had no time for are skipped
-                due = int((started - clock) / period)
-                while position < due and self.capture.grab():
-                    position += 1
-            ok, image = self.capture.read()
-            position += 1
-            if not ok:
-                if self.is_file and self.frames:
-                    self.capture.set(cv2.CAP_PROP_POS_FRAMES, 0)  # loop the file
-                    clock, position = time.monotonic(), 0
-                    continue
-                time.sleep(0.1)
-                continue
-            shown = self.feed.process(image)
-            with self.lock:
-                self.latest = shown
-                self.frames += 1
-            if self.is_file:  # a file plays at its own frame rate, like a camera
-                time.sleep(max(0.0, period - (time.monotonic() - started)))
+            try:
+                self._step()
+            except Exception:  # the feed reports a frame it cannot read; this is anything else
+                log.exception("the server camera %r failed to give a frame", self.source)
+                self._stop.wait(0.5)
+
+    def _step(self) -> None:
+        """One frame: read it into the feed, keep the picture, and pace a file like a camera."""
+        cv2 = _cv2()
+        period = 1.0 / min(self.fps, 30.0)
+        started = time.monotonic()
+        if self.is_file:
+            # a file plays in real time like a camera: frames the reader had no time for are skipped
+            due = int((started - self._clock) / period)
+            while self._position < due and self.capture.grab():
+                self._position += 1
+        ok, image = self.capture.read()
+        self._position += 1
+        if not ok:
+            if self.is_file and self.frames and not self._rewound:
+                # loop the file; once only before a frame comes, or a file that cannot rewind would spin
+                self.capture.set(cv2.CAP_PROP_POS_FRAMES, 0)
+                self._rewound = True
+                self._clock, self._position = time.monotonic(), 0
+                return
+            if not self.is_file and started - max(self.feed.last_frame_at, self._tried_at) > SILENT_AFTER:
+                self.capture.release()  # unplugged, or a stream that dropped: try it afresh
+                self.capture = self._open()
+                self._tried_at = time.monotonic()
+            self._stop.wait(0.1)
+            return
+        self._rewound = False
+        shown = self.feed.process(image)
+        with self.lock:
+            self.latest = shown
+            self.frames += 1
+        if self.is_file:  # a file plays at its own frame rate, like a camera
+            self._stop.wait(max(0.0, period - (time.monotonic() - started)))
 
     def frame(self) -> np.ndarray | None:
         """The latest picture, with the reader's boxes drawn on it."""
@@ -337,3 +432,9 @@ class ServerCamera:
         if self.thread.is_alive():
             self.thread.join(timeout=2)
         self.capture.release()
+
+
+def _cv2() -> Any:
+    import cv2
+
+    return cv2

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -86,5 +87,15 @@ def main(argv=None) -> int:
     return cmd_read(a)
 
 
+def run() -> int:
+    """``main`` for the command line: a reader that stops early (``| head -1``) ends the output quietly, as
+    other tools' output does, instead of with a traceback."""
+    try:
+        return main()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # Python flushes stdout again at exit
+        return 1
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run())

@@ -155,8 +155,13 @@ def test_camera_frames_are_read_as_video_and_still_pictures_as_photos(monkeypatc
     assert asked == [True, True, False]
 
 
-def scripted_reader(monkeypatch, ranks_per_frame: list[tuple[Rank, ...]]):
-    """A reader that reads the given ranks, sure, one entry per frame it is asked about."""
+class Unsure(tuple):
+    """A frame the scripted reader reads as these ranks, and abstains on."""
+
+
+def scripted_reader(monkeypatch, ranks_per_frame: list):
+    """A reader that reads the given ranks, one entry per frame it is asked about: sure, unsure (:class:`Unsure`),
+    or an exception that it raises."""
     from types import SimpleNamespace
 
     from vision.reader import Detections, ImageError, Stabiliser
@@ -166,10 +171,12 @@ def scripted_reader(monkeypatch, ranks_per_frame: list[tuple[Rank, ...]]):
     class Reader:
         def read(self, image, video=False):
             ranks = next(frames)
+            if isinstance(ranks, Exception):
+                raise ranks
             n = len(ranks)
             return Detections("card", np.array([[10 * k, 0, 10 * k + 8, 8] for k in range(n)], np.float32).reshape(n, 4),
                               np.ones(n, np.float32), list(ranks), [None] * n, np.zeros((n, len(Rank)), np.float32),
-                              np.arange(n), image_size=(640, 480))
+                              np.arange(n), abstain=isinstance(ranks, Unsure), image_size=(640, 480))
 
     module = SimpleNamespace(CardReader=Reader, draw=lambda image, detections, suits=True: image, Stabiliser=Stabiliser,
                              ImageError=ImageError)
@@ -180,8 +187,9 @@ def test_cards_already_face_up_when_cheat_is_called_do_not_decide_the_call_alone
     """A four of a kind laid out, or a reveal not yet picked up, lies face up in view: read again after the call,
     it is not the called cards, and the table confirms instead of the camera deciding."""
     ace_nine = (Rank.ACE, Rank.NINE)
-    scripted_reader(monkeypatch, [ace_nine] + [ace_nine] * camera.WINDOW + [()] + [ace_nine] * camera.WINDOW
-                    + [ace_nine] + [()] + [ace_nine] * camera.WINDOW)
+    empty = [()] * camera.STEADY_FRAMES  # the view empty for long enough to tell from a hand passing over it
+    scripted_reader(monkeypatch, [ace_nine] + [ace_nine] * camera.WINDOW + empty + [ace_nine] * camera.WINDOW
+                    + [ace_nine] + empty + [ace_nine] * camera.WINDOW)
     feed = camera.LiveFeed()
     feed.process(table())  # between calls: the ace and the nine are already face up
     feed.arm()
@@ -191,16 +199,87 @@ def test_cards_already_face_up_when_cheat_is_called_do_not_decide_the_call_alone
     assert reading.actionable and reading.seen_before
     ok, why = camera.may_apply(reading, 2)
     assert not ok and "already in view when Cheat! was called" in why
-    feed.process(table())  # the view empties
+    for _ in empty:  # the view empties
+        feed.process(table())
     feed.arm()  # the next call, made on an empty view: the same cards turned up now are the called ones
     for _ in range(camera.WINDOW):
         feed.process(table())
     assert camera.may_apply(feed.current(), 2) == (True, "")
     feed.arm()  # cards in view at the call, then picked up, then the called cards turned up: those decide
-    feed.process(table())
+    for _ in range(1 + len(empty)):
+        feed.process(table())
     for _ in range(camera.WINDOW):
         feed.process(table())
     assert camera.may_apply(feed.current(), 2) == (True, "")
+
+
+def test_cards_face_up_stay_known_through_an_unsure_frame_or_a_hand_passing_over_them(monkeypatch):
+    """The old cards must not turn new because the last frame read before the call was unsure, nor because one
+    frame after it saw no card (a hand reaching over the table)."""
+    ace_nine = (Rank.ACE, Rank.NINE)
+    scripted_reader(monkeypatch, [ace_nine, Unsure((Rank.ACE,)), ()] + [ace_nine] * camera.WINDOW)
+    feed = camera.LiveFeed()
+    for _ in range(camera.IDLE_EVERY + 1):  # between calls one frame in IDLE_EVERY is read: two readings
+        feed.process(table())
+    feed.arm()
+    feed.process(table())  # no card seen for a frame
+    for _ in range(camera.WINDOW):
+        feed.process(table())
+    reading = feed.current()
+    assert reading.actionable and reading.seen_before, reading
+
+
+def test_a_reading_belongs_to_its_call(monkeypatch):
+    """A call settled or given up takes its reading with it, and a frame read while the call changed is not
+    counted in the new one: a steady reading of one call must never decide another."""
+    ace_nine = (Rank.ACE, Rank.NINE)
+    scripted_reader(monkeypatch, [ace_nine] * (camera.WINDOW + 2))
+    feed = camera.LiveFeed()
+    feed.arm("call 1")
+    for _ in range(camera.WINDOW):
+        feed.process(table())
+    assert feed.current().actionable and feed.call == "call 1"
+    feed.disarm()
+    assert feed.current() == camera.Reading() and feed.call is None
+    feed.arm("call 2")
+    reader = camera.load_reader()
+    read = reader.read
+
+    def read_across_a_new_call(image, video=False):
+        detections = read(image, video)
+        feed.arm("call 3")  # the call changes while this frame is being read
+        return detections
+
+    reader.read = read_across_a_new_call
+    feed.process(table())
+    reader.read = read
+    assert feed.current().frames == 0 and feed.call == "call 3"
+
+
+def test_a_frame_the_reader_cannot_read_is_said_and_the_next_is_read(monkeypatch):
+    """A frame the reader refuses (too narrow) or fails on must not stop the camera's thread: the reading says
+    why, the picture passes through undrawn, and the next frame is read as usual."""
+    from vision.reader import ImageError
+
+    ace = (Rank.ACE,)
+    scripted_reader(monkeypatch, [ImageError("image too narrow: 640x24"), RuntimeError("out of memory")]
+                    + [ace] * camera.WINDOW)
+    feed = camera.LiveFeed()
+    feed.arm("a call")
+    frame = table()
+    assert feed.process(frame) is frame
+    assert feed.problem == "image too narrow: 640x24"
+    assert "the camera's picture cannot be read (image too narrow" in feed.current().note
+    feed.process(frame)
+    assert feed.problem == "RuntimeError: out of memory"
+    for _ in range(camera.WINDOW):
+        feed.process(frame)
+    assert feed.problem is None and feed.current().ranks == ace
+
+
+def test_a_trace_that_cannot_be_written_does_not_stop_the_camera(tmp_path, monkeypatch):
+    monkeypatch.setenv("CHEAT_REFEREE_TRACE", str(tmp_path / "no-such-folder" / "trace.jsonl"))
+    camera.trace("frame", cards=1)  # no error
 
 
 def test_a_still_picture_the_reader_refuses_is_said_in_words(monkeypatch):

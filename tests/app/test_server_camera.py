@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import enum
+import sys
 import threading
 import time
+import types
 
 import cv2
 import pytest
 
 from assistant import Rank
+from assistant.events import Call
 from tests.e2e.video import scene, table
 from ui import camera
 
-from .conftest import click, deal, open_app, text
+from .conftest import click, deal, open_app, reloaded, text
+from .test_camera import scripted_reader
 from .test_flows import stored_state
 
 
@@ -130,13 +135,16 @@ class ScriptedCamera:
     reading = camera.Reading()
 
     def __init__(self, source: str) -> None:
-        self.ok, self.feed = True, self
+        self.ok, self.feed, self.call, self.problem = True, self, None, None
 
-    def arm(self) -> None:
-        pass
+    def arm(self, call: str | None = None) -> None:
+        self.call = call
 
     def disarm(self) -> None:
-        pass
+        self.call = None
+
+    def silent_for(self) -> float:
+        return 0.0
 
     def current(self) -> camera.Reading:
         return ScriptedCamera.reading
@@ -183,3 +191,164 @@ def test_once_the_table_enters_cards_by_hand_the_camera_only_advises(db, scripte
     click(at, "reveal_add_K")
     click(at, "apply_verdict")
     assert stored_state(db).state.game.last_call.revealed == (Rank.ACE, Rank.KING)
+
+
+class FeedCamera:
+    """A server camera with the app's real feed and no device: the test hands the feed its frames."""
+
+    made: list["FeedCamera"] = []
+
+    def __init__(self, source: str) -> None:
+        self.ok, self.feed = True, camera.LiveFeed()
+        FeedCamera.made.append(self)
+
+    def frame(self) -> None:
+        return None
+
+    def silent_for(self) -> float:
+        return 0.0
+
+    def close(self) -> None:
+        pass
+
+
+def _calls(db) -> list[Call]:
+    return [e for e in stored_state(db).sitting.log if isinstance(e, Call)]
+
+
+def test_a_reading_of_one_call_never_decides_a_later_one(db, monkeypatch):
+    """The camera read the first call's ace and nine; the second call is made with the camera switched off, and
+    the camera switched back on during it: the first call's reading must not decide the second."""
+    monkeypatch.setenv("CHEAT_REFEREE_CAMERA", "server")
+    monkeypatch.setattr(camera, "ServerCamera", FeedCamera)
+    monkeypatch.setattr(FeedCamera, "made", [])
+    scripted_reader(monkeypatch, [(Rank.ACE, Rank.NINE)] * camera.WINDOW)
+    at = deal(open_app(), "Sam", "Maya")
+    click(at, "play_2")  # Sam: two aces
+    click(at, "cheat_Maya")
+    feed = FeedCamera.made[-1].feed
+    for _ in range(camera.WINDOW):
+        feed.process(table())
+    at.run()
+    assert [sorted(r.value for r in c.revealed) for c in _calls(db)] == [["9", "A"]]
+    at.radio(key="camera_source").set_value("none").run()
+    game = stored_state(db).state.game
+    other = next(p for p in game.players if p != game.turn)
+    click(at, "play_2")
+    click(at, f"cheat_{other}")
+    at.radio(key="camera_source").set_value("server").run()
+    at.run()
+    assert len(_calls(db)) == 1, "the first call's cards decided the second"
+    assert feed.armed and feed.current().ranks == ()
+
+
+def test_a_call_reopened_by_a_reload_is_read_by_the_live_camera(db, monkeypatch):
+    """A reload during a call opens the call again from the address; the browser's camera must read it, not sit
+    idle beside it."""
+    webrtc = types.ModuleType("streamlit_webrtc")  # AppTest cannot run the WebRTC component: one that draws nothing
+    webrtc.WebRtcMode = enum.Enum("WebRtcMode", "SENDRECV")
+    webrtc.webrtc_streamer = lambda **settings: None
+    monkeypatch.setitem(sys.modules, "streamlit_webrtc", webrtc)
+    monkeypatch.setenv("CHEAT_REFEREE_CAMERA", "live")
+    scripted_reader(monkeypatch, [(Rank.ACE, Rank.NINE)] * camera.WINDOW)
+    at = deal(open_app(), "Sam", "Maya")
+    click(at, "play_2")
+    click(at, "cheat_Maya")
+    again = reloaded(at)
+    feed = again.session_state["_feed"]
+    assert feed.armed and feed.call is not None
+    for _ in range(camera.WINDOW):
+        feed.process(table())
+    again.run()
+    assert [sorted(r.value for r in c.revealed) for c in _calls(db)] == [["9", "A"]]
+
+
+@pytest.mark.parametrize("source", ["99999999999", "²"])
+def test_a_camera_number_opencv_cannot_take_is_said_in_words(db, monkeypatch, source):
+    """A number too large for OpenCV, or a character Python counts as a digit, is a typo: it gets the message
+    of a camera that cannot be opened, not an error page."""
+    monkeypatch.setenv("CHEAT_REFEREE_CAMERA", "server")
+    monkeypatch.setenv("CHEAT_REFEREE_SERVER_CAMERA", source)
+    at = deal(open_app(), "Sam", "Maya")
+    assert any("cannot open the camera" in e.value for e in at.error)
+
+
+class FakeCapture:
+    """cv2.VideoCapture's stand-in: ``script`` says what each read gives ("frame", "fail", or an exception to
+    raise), its last entry repeated; counts opens and reads."""
+
+    script: list = ["fail"]
+    opened = 0
+    reads = 0
+
+    def __init__(self, target) -> None:
+        FakeCapture.opened += 1
+
+    def isOpened(self) -> bool:
+        return True
+
+    def get(self, prop) -> float:
+        return 0.0
+
+    def read(self):
+        step = FakeCapture.script[min(FakeCapture.reads, len(FakeCapture.script) - 1)]
+        FakeCapture.reads += 1
+        if isinstance(step, Exception):
+            raise step
+        return (True, table()) if step == "frame" else (False, None)
+
+    def grab(self) -> bool:
+        return False
+
+    def set(self, prop, value) -> bool:
+        return False  # a source that cannot rewind
+
+    def release(self) -> None:
+        pass
+
+
+@pytest.fixture
+def fake_capture(monkeypatch):
+    monkeypatch.setattr(cv2, "VideoCapture", FakeCapture)
+    monkeypatch.setattr(FakeCapture, "opened", 0)
+    monkeypatch.setattr(FakeCapture, "reads", 0)
+    monkeypatch.setattr(camera, "_READER", None)
+    monkeypatch.setattr(camera, "_READER_ERROR", "no reader in this test")
+    return FakeCapture
+
+
+def test_a_camera_that_gives_no_frame_is_said_silent_and_opened_again(db, monkeypatch, fake_capture):
+    monkeypatch.setattr(fake_capture, "script", ["fail"])
+    monkeypatch.setattr(camera, "SILENT_AFTER", 0.3)
+    monkeypatch.setenv("CHEAT_REFEREE_CAMERA", "server")
+    monkeypatch.setenv("CHEAT_REFEREE_SERVER_CAMERA", "0")
+    at = deal(open_app(), "Sam", "Maya")
+    time.sleep(1.2)
+    at.run()
+    assert any("No picture from the camera for" in e.value for e in at.warning), [e.value for e in at.warning]
+    assert fake_capture.opened >= 3, "a silent camera is opened again"
+
+
+def test_a_file_that_cannot_rewind_does_not_spin(fake_capture, monkeypatch):
+    """A one-frame source played as a file (a photo's path) fails every read after its frame and cannot be
+    rewound: the thread must wait between tries, not take a whole core."""
+    monkeypatch.setattr(fake_capture, "script", ["frame", "fail"])
+    cam = camera.ServerCamera("table.jpg")
+    try:
+        time.sleep(1.0)
+        reads = fake_capture.reads
+    finally:
+        cam.close()
+    assert cam.frames == 1 and reads < 30, reads
+
+
+def test_the_server_camera_outlives_a_failing_read(fake_capture, monkeypatch):
+    monkeypatch.setattr(fake_capture, "script", [RuntimeError("the driver hiccuped"), "frame"])
+    cam = camera.ServerCamera("0")
+    try:
+        deadline = time.time() + 5
+        while cam.frames < 3 and time.time() < deadline:
+            time.sleep(0.05)
+        assert cam.frames >= 3 and cam.thread.is_alive()
+    finally:
+        cam.close()

@@ -271,6 +271,19 @@ def test_cli_json_keeps_order_and_reports_errors(tmp_path):
     assert lines[0] == lines[3]
 
 
+def test_cli_piped_into_a_reader_that_stops_early_ends_without_a_traceback():
+    """``python -m vision read --json ... | head -1``: the pipe closes after the first line."""
+    good = str(DATA / CASES[0]["image"])
+    r = subprocess.Popen([sys.executable, "-m", "vision", "read", "--json", good, good, good], cwd=ROOT,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    first = r.stdout.readline()
+    r.stdout.close()  # the reader of the pipe goes away
+    err = r.stderr.read().decode()
+    r.wait(timeout=60)
+    assert json.loads(first)["image"] == good
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err
+
+
 def test_cli_all_good_exits_zero_and_summarises(tmp_path):
     good = str(DATA / CASES[0]["image"])
     out = tmp_path / "shown.png"
