@@ -192,8 +192,8 @@ def sidebar(store: SqliteStore, sittings, chosen) -> None:
         st.radio("Camera", list(CAMERA_SOURCES), format_func=CAMERA_SOURCES.get, key="camera_source")
         if st.session_state["camera_source"] == "server":
             st.session_state.setdefault("server_camera", os.environ.get("CHEAT_REFEREE_SERVER_CAMERA", "0"))
-            st.text_input("Camera on the server: number or device", key="server_camera",
-                          help="0 is the first camera plugged into this machine; /dev/video2 names one; a video file plays in a loop")
+            st.text_input("Camera on the server: number, device or address", key="server_camera",
+                          help="0 is the first camera plugged into this machine; /dev/video2 names one; an address (http://...) reads a phone or network camera on this network; a video file plays in a loop")
         problem = camera.reader_problem()
         if problem:
             st.caption(f"Card reader not available ({problem.split(': ', 1)[-1]}): the revealed cards are tapped in by hand.")
@@ -920,7 +920,7 @@ def server_camera_view() -> None:
     with st.container(border=True):
         st.markdown("**Camera on the server**")
         if cam is None:
-            st.error(f"The server cannot open the camera {source!r}: plug it in, or give another number or device.")
+            st.error(f"The server cannot open the camera {source!r}: plug it in, or give another number, device or address.")
             return
         st.caption("Place the camera above the middle of the table; turn the called cards face up in view.")
 
