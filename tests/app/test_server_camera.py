@@ -352,3 +352,29 @@ def test_the_server_camera_outlives_a_failing_read(fake_capture, monkeypatch):
         assert cam.frames >= 3 and cam.thread.is_alive()
     finally:
         cam.close()
+
+
+def test_a_camera_stream_by_its_address_is_read_as_a_camera(cards_video, monkeypatch):
+    """A phone or network camera gives an address (http://...): it is read as a camera (not looped as a file),
+    here a video served over HTTP on this machine."""
+    import functools
+    import http.server
+
+    monkeypatch.setattr(camera, "_READER", None)
+    monkeypatch.setattr(camera, "_READER_ERROR", "no reader in this test")
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(cards_video.parent)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    cam = camera.ServerCamera(f"http://127.0.0.1:{server.server_address[1]}/{cards_video.name}")
+    try:
+        assert cam.ok and not cam.is_file
+        deadline = time.time() + 10
+        while cam.frames < 10 and time.time() < deadline:
+            time.sleep(0.1)
+        assert cam.frames >= 10 and cam.frame().shape == (480, 640, 3)
+    finally:
+        cam.close()
+        server.shutdown()
