@@ -217,6 +217,7 @@ def reset_session_ui() -> None:
     for key in ("call", "seats"):
         st.session_state.pop(key, None)
     st.query_params.pop("call", None)
+    disarm_feeds()
 
 
 # --- setup --------------------------------------------------------------------------------------
@@ -338,6 +339,7 @@ def deal(seats: tuple[str, ...], dealer: str | None, rules: Rules, random_first:
     if record(NewGame(seats, dealer=dealer, rules=rules, first=first)):
         st.session_state["screen"] = "Game"
         st.session_state.pop("call", None)
+        disarm_feeds()
 
 
 # --- the game screen -----------------------------------------------------------------------------
@@ -439,10 +441,22 @@ def open_call(caller: str, log_len: int | None, ranks: list[str], original: list
     return call
 
 
-def call_token(call: dict) -> str:
-    """Names a call for the camera's feed (the sitting, the place in its log, the caller): a feed armed for
-    another call, or for none, is armed again before its reading counts."""
-    return f"{st.session_state.get('_sitting_key')}:{call.get('log_len')}:{call['caller']}"
+def call_token(call: dict) -> tuple[str, int | None, str]:
+    """Names a call for the camera's feed: the sitting, the place in its log, the caller."""
+    return str(st.session_state.get("_sitting_key")), call.get("log_len"), call["caller"]
+
+
+def arm_feed(feed: camera.LiveFeed, call: dict) -> None:
+    """The feed reads this call; the session remembers the feed, to stop it when the call ends even if the
+    camera was switched meanwhile (an armed feed reads every frame)."""
+    feed.arm(call_token(call))
+    st.session_state["_armed_feed"] = feed
+
+
+def disarm_feeds() -> None:
+    """The call is over for this session: the feeds it armed stop reading it."""
+    for feed in {id(f): f for f in (st.session_state.pop("_armed_feed", None), active_feed()) if f is not None}.values():
+        feed.disarm()
 
 
 def start_call(caller: str, log_len: int, ranks: list[str] | None = None, original: list[str] | None = None) -> None:
@@ -450,7 +464,7 @@ def start_call(caller: str, log_len: int, ranks: list[str] | None = None, origin
     keep_call(call)
     feed = active_feed()
     if feed is not None:
-        feed.arm(call_token(call))
+        arm_feed(feed, call)
 
 
 def keep_call(call: dict) -> None:
@@ -480,9 +494,7 @@ def reopened_call(address: str) -> tuple[int, list[str], list[str] | None, str] 
 def cancel_call() -> None:
     st.session_state.pop("call", None)
     st.query_params.pop("call", None)
-    feed = active_feed()
-    if feed is not None:
-        feed.disarm()
+    disarm_feeds()
 
 
 def reveal_edit(action: str, rank: str | None = None) -> None:
@@ -581,9 +593,7 @@ def correct_last_verdict(caller: str, revealed: tuple[Rank, ...]) -> None:
         # by hand from here: the camera's reading is what the table disputes, so it is not applied again
         cards = [r.value for r in revealed]
         open_call(caller, None, cards, original=cards)
-        feed = active_feed()
-        if feed is not None:
-            feed.disarm()
+        disarm_feeds()
 
 
 def game_screen(referee: Referee) -> None:
@@ -809,10 +819,17 @@ def live_reading(referee: Referee, caller: str) -> None:
         call = st.session_state.get("call")
         if feed is None or call is None:
             return
-        if feed.call != call_token(call):
-            # a call opened under another camera source, or reopened by a reload: read it from now on, and
-            # never with a reading left from another call
-            feed.arm(call_token(call))
+        mine, theirs = call_token(call), feed.call if feed.armed else None
+        if theirs is not None and theirs != mine and theirs[:2] == mine[:2]:
+            # another window called at the same moment of this game: one call at a time, or the two would
+            # restart each other's reading for ever
+            st.markdown(f"<div class='cr-sub'>The camera is reading the call {esc(theirs[2])} made in another "
+                        "window: settle that one first.</div>", unsafe_allow_html=True)
+            return
+        if theirs != mine:
+            # a call opened under another camera source, reopened by a reload, or a feed left reading a call that
+            # is over: read this one from now on, and never with a reading left from another
+            arm_feed(feed, call)
         reading = feed.current()
         claim = referee.state.game.last_play if referee.state.game is not None else None
         if claim is None:

@@ -29,6 +29,9 @@ WINDOW = 6
 IDLE_EVERY = 5
 #: The hands read face up since the view was last empty that a feed remembers (the newest).
 FACE_UP_KEPT = 8
+#: Seconds the view must stay empty before the cards that lay face up in it are forgotten: a hand passing over
+#: them is shorter; picking up the pile is longer. In time, not frames: between calls few frames are read.
+FORGET_AFTER = 1.0
 #: A server camera that gave no frame for this many seconds is said to be silent, and opened again.
 SILENT_AFTER = 3.0
 
@@ -186,11 +189,12 @@ class LiveFeed:
     last_detections: Any = None
     problem: str | None = None  # why the last frame could not be read, in words; None once one is read
     face_up: list[tuple[Rank, ...]] = field(default_factory=list)  # hands read sure since the view was last empty
-    empty_run: int = 0  # frames read in a row with no card in view
+    empty_since: float | None = None  # time.monotonic() of the first of the reads in a row with no card in view
     before: tuple[tuple[Rank, ...], ...] = ()  # the hands face up in view when the call was made
 
-    def arm(self, call: str | None = None) -> None:
-        """Start a fresh reading for ``call`` (a token naming the call: the script arms again for another).
+    def arm(self, call: Any = None) -> None:
+        """Start a fresh reading for ``call`` (a token naming the call: the script arms again for another); a
+        feed already reading that call goes on (a second window on the same call must not restart it).
 
         Every hand read sure since the view was last empty is kept as ``before``: cards already face up in
         view (a four of a kind laid out, an earlier reveal not yet picked up) are not the called cards, and a
@@ -198,6 +202,8 @@ class LiveFeed:
         unsure frame just before the call must not make the old cards new."""
         reader = load_reader()
         with self.lock:
+            if self.armed and call is not None and call == self.call:
+                return
             self.before = tuple(self.face_up)
             self.armed = True
             self.call = call
@@ -217,17 +223,19 @@ class LiveFeed:
             self.reading = Reading()
 
     def _seen(self, detections: Any) -> None:
-        """Remember what lies face up (under the lock). Only a view empty for STEADY_FRAMES frames in a row
-        forgets it: a hand passing over the table for a frame does not make the old cards new."""
+        """Remember what lies face up (under the lock). Only a view empty for FORGET_AFTER seconds forgets it:
+        a hand passing over the table does not make the old cards new."""
         if len(detections):
-            self.empty_run = 0
+            self.empty_since = None
             if not detections.abstain:
                 hand = _hand(_ranks(detections.ranks))
                 if hand not in self.face_up:
                     self.face_up = (self.face_up + [hand])[-FACE_UP_KEPT:]
             return
-        self.empty_run += 1
-        if self.empty_run >= STEADY_FRAMES:
+        now = time.monotonic()
+        if self.empty_since is None:
+            self.empty_since = now
+        if now - self.empty_since >= FORGET_AFTER:
             self.face_up = []
             self.before = ()  # the view emptied after the call: what turns up now was turned up now
 
@@ -270,10 +278,9 @@ class LiveFeed:
                 detections = self._read(reader, image_bgr)
                 if detections is None:
                     return image_bgr
-                with self.lock:
+                with self.lock:  # a frame from before an arm() still shows what lay in view before the call
                     self.last_detections = detections
-                    if generation == self.generation:
-                        self._seen(detections)
+                    self._seen(detections)
                 trace("frame", cards=len(detections), idle=True, frames_seen=count)
             return reader.draw(image_bgr, self.last_detections)
         start = time.perf_counter()
@@ -357,6 +364,7 @@ class ServerCamera:
         self.opened_at = self._tried_at = self._clock = time.monotonic()
         self._position = 0  # the file's frame that the clock has reached
         self._rewound = False  # the file was just rewound, and has given no frame since
+        self._last_failure = ""  # the failure last logged, since the last frame
         self._stop = threading.Event()
         self.thread = threading.Thread(target=self._run, name=f"server-camera-{self.source}", daemon=True)
         if self.ok:
@@ -380,18 +388,45 @@ class ServerCamera:
         return time.monotonic() - last
 
     def _run(self) -> None:
-        """Read frames until closed; nothing a frame or the camera does ends the thread (the picture would
-        freeze without a word): a failure is logged, and a silent camera is opened again."""
-        while not self._stop.is_set():
-            try:
-                self._step()
-            except Exception:  # the feed reports a frame it cannot read; this is anything else
-                log.exception("the server camera %r failed to give a frame", self.source)
-                self._stop.wait(0.5)
+        """Read frames until closed. The thread owns the capture and releases it: a read can block for long
+        (a stalled stream), and OpenCV's capture must not be released under a read. Nothing a frame or the
+        camera does ends the thread (the picture would freeze without a word): failures are logged once."""
+        try:
+            while not self._stop.is_set():
+                try:
+                    self._step()
+                except Exception as error:  # the feed reports a frame it cannot read; this is anything else
+                    self._failed(error)
+                    self._stop.wait(0.5)
+        finally:
+            self.capture.release()
+
+    def _failed(self, error: Exception) -> None:
+        """Log a failure once, not at every try (again once a frame has come between)."""
+        text = f"{type(error).__name__}: {error}"
+        if text != self._last_failure:
+            log.warning("the server camera %r failed: %s", self.source, text, exc_info=error)
+        self._last_failure = text
+
+    def _read(self) -> tuple[bool, np.ndarray | None]:
+        """One frame from the capture; a capture that raises counts as one that gives none."""
+        try:
+            return self.capture.read()
+        except Exception as error:  # a driver's or a stream's failure
+            self._failed(error)
+            return False, None
+
+    def _reopen(self) -> None:
+        """The capture released and opened afresh (unplugged and plugged in again, a stream that dropped, a
+        file that cannot rewind); a close() that came meanwhile releases the new one too."""
+        self.capture.release()
+        self.capture = self._open()
+        self._tried_at = time.monotonic()
+        if self._stop.is_set():
+            self.capture.release()
 
     def _step(self) -> None:
         """One frame: read it into the feed, keep the picture, and pace a file like a camera."""
-        cv2 = _cv2()
         period = 1.0 / min(self.fps, 30.0)
         started = time.monotonic()
         if self.is_file:
@@ -399,22 +434,21 @@ class ServerCamera:
             due = int((started - self._clock) / period)
             while self._position < due and self.capture.grab():
                 self._position += 1
-        ok, image = self.capture.read()
+        ok, image = self._read()
         self._position += 1
         if not ok:
             if self.is_file and self.frames and not self._rewound:
-                # loop the file; once only before a frame comes, or a file that cannot rewind would spin
-                self.capture.set(cv2.CAP_PROP_POS_FRAMES, 0)
+                # loop the file (opened again where it cannot rewind); once before a frame comes, or it would spin
+                if not self.capture.set(_cv2().CAP_PROP_POS_FRAMES, 0):
+                    self._reopen()
                 self._rewound = True
                 self._clock, self._position = time.monotonic(), 0
                 return
             if not self.is_file and started - max(self.feed.last_frame_at, self._tried_at) > SILENT_AFTER:
-                self.capture.release()  # unplugged, or a stream that dropped: try it afresh
-                self.capture = self._open()
-                self._tried_at = time.monotonic()
+                self._reopen()
             self._stop.wait(0.1)
             return
-        self._rewound = False
+        self._rewound, self._last_failure = False, ""
         shown = self.feed.process(image)
         with self.lock:
             self.latest = shown
@@ -428,10 +462,12 @@ class ServerCamera:
             return None if self.latest is None else self.latest.copy()
 
     def close(self) -> None:
+        """Stop the thread, which releases the camera; one that never started is released here."""
         self._stop.set()
         if self.thread.is_alive():
             self.thread.join(timeout=2)
-        self.capture.release()
+        elif not self.thread.ident:
+            self.capture.release()
 
 
 def _cv2() -> Any:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 
@@ -187,9 +189,15 @@ def test_cards_already_face_up_when_cheat_is_called_do_not_decide_the_call_alone
     """A four of a kind laid out, or a reveal not yet picked up, lies face up in view: read again after the call,
     it is not the called cards, and the table confirms instead of the camera deciding."""
     ace_nine = (Rank.ACE, Rank.NINE)
-    empty = [()] * camera.STEADY_FRAMES  # the view empty for long enough to tell from a hand passing over it
-    scripted_reader(monkeypatch, [ace_nine] + [ace_nine] * camera.WINDOW + empty + [ace_nine] * camera.WINDOW
-                    + [ace_nine] + empty + [ace_nine] * camera.WINDOW)
+    monkeypatch.setattr(camera, "FORGET_AFTER", 0.05)
+    scripted_reader(monkeypatch, [ace_nine] + [ace_nine] * camera.WINDOW + [(), ()] + [ace_nine] * camera.WINDOW
+                    + [ace_nine] + [(), ()] + [ace_nine] * camera.WINDOW)
+
+    def view_empties() -> None:  # for longer than FORGET_AFTER: the cards were picked up, no hand passed over
+        feed.process(table())
+        time.sleep(0.06)
+        feed.process(table())
+
     feed = camera.LiveFeed()
     feed.process(table())  # between calls: the ace and the nine are already face up
     feed.arm()
@@ -199,30 +207,31 @@ def test_cards_already_face_up_when_cheat_is_called_do_not_decide_the_call_alone
     assert reading.actionable and reading.seen_before
     ok, why = camera.may_apply(reading, 2)
     assert not ok and "already in view when Cheat! was called" in why
-    for _ in empty:  # the view empties
-        feed.process(table())
+    view_empties()
     feed.arm()  # the next call, made on an empty view: the same cards turned up now are the called ones
     for _ in range(camera.WINDOW):
         feed.process(table())
     assert camera.may_apply(feed.current(), 2) == (True, "")
     feed.arm()  # cards in view at the call, then picked up, then the called cards turned up: those decide
-    for _ in range(1 + len(empty)):
-        feed.process(table())
+    feed.process(table())
+    view_empties()
     for _ in range(camera.WINDOW):
         feed.process(table())
     assert camera.may_apply(feed.current(), 2) == (True, "")
 
 
 def test_cards_face_up_stay_known_through_an_unsure_frame_or_a_hand_passing_over_them(monkeypatch):
-    """The old cards must not turn new because the last frame read before the call was unsure, nor because one
-    frame after it saw no card (a hand reaching over the table)."""
+    """The old cards must not turn new because the last frame read before the call was unsure, nor because a few
+    frames after it saw no card (a hand reaching over the table: after a call every frame is read)."""
     ace_nine = (Rank.ACE, Rank.NINE)
-    scripted_reader(monkeypatch, [ace_nine, Unsure((Rank.ACE,)), ()] + [ace_nine] * camera.WINDOW)
+    hand_over = [()] * (camera.STEADY_FRAMES + 2)
+    scripted_reader(monkeypatch, [ace_nine, Unsure((Rank.ACE,))] + hand_over + [ace_nine] * camera.WINDOW)
     feed = camera.LiveFeed()
     for _ in range(camera.IDLE_EVERY + 1):  # between calls one frame in IDLE_EVERY is read: two readings
         feed.process(table())
     feed.arm()
-    feed.process(table())  # no card seen for a frame
+    for _ in hand_over:
+        feed.process(table())
     for _ in range(camera.WINDOW):
         feed.process(table())
     reading = feed.current()
@@ -254,6 +263,22 @@ def test_a_reading_belongs_to_its_call(monkeypatch):
     feed.process(table())
     reader.read = read
     assert feed.current().frames == 0 and feed.call == "call 3"
+
+
+def test_a_feed_armed_again_for_the_call_it_reads_goes_on_reading_it(monkeypatch):
+    """A second window on the same call (or the same window's tap again) must not restart the reading, nor take
+    the called cards, turned up since, for cards that lay in view before the call."""
+    ace_nine = (Rank.ACE, Rank.NINE)
+    scripted_reader(monkeypatch, [ace_nine] * camera.WINDOW)
+    feed = camera.LiveFeed()
+    feed.arm(("sitting", 4, "Maya"))
+    for _ in range(camera.WINDOW - 1):
+        feed.process(table())
+    feed.arm(("sitting", 4, "Maya"))
+    feed.process(table())
+    reading = feed.current()
+    assert reading.frames == camera.WINDOW and not reading.seen_before
+    assert camera.may_apply(reading, 2) == (True, "")
 
 
 def test_a_frame_the_reader_cannot_read_is_said_and_the_next_is_read(monkeypatch):

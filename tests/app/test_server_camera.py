@@ -135,13 +135,13 @@ class ScriptedCamera:
     reading = camera.Reading()
 
     def __init__(self, source: str) -> None:
-        self.ok, self.feed, self.call, self.problem = True, self, None, None
+        self.ok, self.feed, self.call, self.problem, self.armed = True, self, None, None, False
 
-    def arm(self, call: str | None = None) -> None:
-        self.call = call
+    def arm(self, call=None) -> None:
+        self.call, self.armed = call, True
 
     def disarm(self) -> None:
-        self.call = None
+        self.call, self.armed = None, False
 
     def silent_for(self) -> float:
         return 0.0
@@ -242,6 +242,36 @@ def test_a_reading_of_one_call_never_decides_a_later_one(db, monkeypatch):
     assert feed.armed and feed.current().ranks == ()
 
 
+def test_two_windows_calling_at_once_do_not_restart_each_others_reading(db, monkeypatch):
+    """Two windows on one sitting and one camera on the server, Maya's call tapped in one and Lee's in the other:
+    the last tap is read, the other window says so, and neither restarts the reading (a reading restarted five
+    times a second would never be steady)."""
+    monkeypatch.setenv("CHEAT_REFEREE_CAMERA", "server")
+    monkeypatch.setattr(camera, "ServerCamera", FeedCamera)
+    monkeypatch.setattr(FeedCamera, "made", [])
+    scripted_reader(monkeypatch, [(Rank.ACE, Rank.NINE)] * camera.WINDOW)
+    first = deal(open_app(), "Sam", "Maya", "Lee")
+    click(first, "play_2")  # Sam: two aces
+    second = open_app()
+    click(first, "cheat_Maya")
+    click(second, "cheat_Lee")
+    feed = FeedCamera.made[-1].feed
+    lee = feed.call
+    assert lee[2] == "Lee"
+    first.run()
+    assert "reading the call Lee made in another window" in text(first)
+    for frames in range(1, camera.WINDOW + 1):
+        feed.process(table())
+        first.run()
+        if _calls(db):
+            break
+        assert feed.call == lee and feed.current().frames == frames, "the other window restarted the reading"
+        second.run()
+        if _calls(db):
+            break
+    assert [(c.caller, sorted(r.value for r in c.revealed)) for c in _calls(db)] == [("Lee", ["9", "A"])]
+
+
 def test_a_call_reopened_by_a_reload_is_read_by_the_live_camera(db, monkeypatch):
     """A reload during a call opens the call again from the address; the browser's camera must read it, not sit
     idle beside it."""
@@ -274,12 +304,16 @@ def test_a_camera_number_opencv_cannot_take_is_said_in_words(db, monkeypatch, so
 
 
 class FakeCapture:
-    """cv2.VideoCapture's stand-in: ``script`` says what each read gives ("frame", "fail", or an exception to
-    raise), its last entry repeated; counts opens and reads."""
+    """cv2.VideoCapture's stand-in: ``script`` says what each read gives ("frame", "fail", "block" until ``go``
+    is set, or an exception to raise), its last entry repeated; counts opens and reads, and notes a release made
+    while a read was under way."""
 
     script: list = ["fail"]
     opened = 0
     reads = 0
+    reading = False
+    released_under_a_read = False
+    go = threading.Event()
 
     def __init__(self, target) -> None:
         FakeCapture.opened += 1
@@ -295,7 +329,11 @@ class FakeCapture:
         FakeCapture.reads += 1
         if isinstance(step, Exception):
             raise step
-        return (True, table()) if step == "frame" else (False, None)
+        if step == "block":
+            FakeCapture.reading = True
+            FakeCapture.go.wait(10)
+            FakeCapture.reading = False
+        return (True, table()) if step in ("frame", "block") else (False, None)
 
     def grab(self) -> bool:
         return False
@@ -304,7 +342,7 @@ class FakeCapture:
         return False  # a source that cannot rewind
 
     def release(self) -> None:
-        pass
+        FakeCapture.released_under_a_read |= FakeCapture.reading
 
 
 @pytest.fixture
@@ -312,6 +350,9 @@ def fake_capture(monkeypatch):
     monkeypatch.setattr(cv2, "VideoCapture", FakeCapture)
     monkeypatch.setattr(FakeCapture, "opened", 0)
     monkeypatch.setattr(FakeCapture, "reads", 0)
+    monkeypatch.setattr(FakeCapture, "reading", False)
+    monkeypatch.setattr(FakeCapture, "released_under_a_read", False)
+    monkeypatch.setattr(FakeCapture, "go", threading.Event())
     monkeypatch.setattr(camera, "_READER", None)
     monkeypatch.setattr(camera, "_READER_ERROR", "no reader in this test")
     return FakeCapture
@@ -340,6 +381,33 @@ def test_a_file_that_cannot_rewind_does_not_spin(fake_capture, monkeypatch):
     finally:
         cam.close()
     assert cam.frames == 1 and reads < 30, reads
+    assert fake_capture.opened == 2, "a file that cannot rewind is opened again to loop it"
+
+
+def test_a_camera_whose_reads_fail_is_opened_again_and_the_failure_logged_once(fake_capture, monkeypatch, caplog):
+    monkeypatch.setattr(fake_capture, "script", [RuntimeError("the driver hiccuped")])
+    monkeypatch.setattr(camera, "SILENT_AFTER", 0.3)
+    cam = camera.ServerCamera("0")
+    try:
+        time.sleep(1.2)
+    finally:
+        cam.close()
+    assert fake_capture.opened >= 3
+    assert len([r for r in caplog.records if "hiccuped" in r.getMessage()]) == 1
+
+
+def test_closing_never_releases_the_camera_under_a_read(fake_capture, monkeypatch):
+    """A stalled stream can hold a read for long; OpenCV's capture must not be released under it: the frame
+    thread releases it when its read returns."""
+    monkeypatch.setattr(fake_capture, "script", ["frame", "block"])
+    cam = camera.ServerCamera("http://camera.invalid/stream")
+    deadline = time.time() + 5
+    while not fake_capture.reading and time.time() < deadline:
+        time.sleep(0.02)
+    cam.close()  # gives up waiting after 2 s
+    fake_capture.go.set()
+    cam.thread.join(5)
+    assert not cam.thread.is_alive() and not fake_capture.released_under_a_read
 
 
 def test_the_server_camera_outlives_a_failing_read(fake_capture, monkeypatch):
