@@ -38,7 +38,7 @@ from assistant import (  # noqa: E402
 )
 from assistant.game import default_dealer  # noqa: E402
 from assistant.referee import Referee  # noqa: E402
-from assistant.rules import CountRule, Order, TableKind  # noqa: E402
+from assistant.rules import RANKED_POINTS, CountRule, Order, TableKind  # noqa: E402
 from assistant.storage import (DATA_SETTING, DB_SETTING, MAX_SITTING_NAME, SqliteStore, StaleSitting,  # noqa: E402
                                default_db_path)
 from ui import camera, words  # noqa: E402
@@ -50,13 +50,16 @@ CSS = """
 <style>
 /* Text keeps the theme's colour (a laptop in dark mode gets the dark theme): boxes are tinted, grey is a
    fainter text, and the red reads on white and on the dark page alike. */
-.cr-turn {font-size: 3.2rem; font-weight: 800; line-height: 1.1; margin: 0.2rem 0;}
-.cr-due {font-size: 2.4rem; font-weight: 700; color: #d93a2b;}
+.cr-turn {font-size: clamp(2rem, 4.5vw, 3.2rem); font-weight: 800; line-height: 1.1; margin: 0.2rem 0;
+  word-break: normal; overflow-wrap: break-word;}
+.cr-due {font-size: clamp(1.6rem, 3.4vw, 2.4rem); font-weight: 700; color: #d93a2b; word-break: normal; overflow-wrap: break-word;}
 .cr-sub {font-size: 1.4rem; opacity: 0.75;}
 .cr-verdict {font-size: 2.3rem; font-weight: 900; padding: 0.6rem 1rem; border-radius: 0.6rem; margin: 0.4rem 0;}
 .cr-lie {background: #fde2e1; color: #9b1c14;}
 .cr-honest {background: #dff3e3; color: #1d6b2f;}
-.cr-win {font-size: 3.4rem; font-weight: 900; background: #fff4c2; color: #6b5200; padding: 0.6rem 1rem; border-radius: 0.6rem;}
+.cr-win {font-size: clamp(2rem, 4.8vw, 3.4rem); font-weight: 900; background: #fff4c2; color: #6b5200; padding: 0.6rem 1rem;
+  border-radius: 0.6rem; line-height: 1.15;}
+.cr-win .cr-places {font-size: 1.4rem; font-weight: 700; margin-top: 0.3rem;}
 .cr-hands {display: flex; flex-wrap: wrap; gap: 0.6rem; margin: 0.6rem 0;}
 .cr-hand {border: 2px solid #ccc; border-radius: 0.6rem; padding: 0.4rem 0.9rem; min-width: 7.5rem; text-align: center;}
 .cr-hand.turn {border-color: #d93a2b; background: rgba(217, 58, 43, 0.12);}
@@ -64,6 +67,10 @@ CSS = """
 .cr-hand .n {font-size: 2.6rem; font-weight: 800; line-height: 1.1;}
 .cr-hand .who {font-size: 1.3rem; font-weight: 600;}
 .cr-hand .tag {font-size: 0.9rem; opacity: 0.7;}
+.cr-hands.many {gap: 0.4rem;}
+.cr-hands.many .cr-hand {min-width: 6rem; padding: 0.25rem 0.6rem;}
+.cr-hands.many .cr-hand .n {font-size: 2rem;}
+.cr-hands.many .cr-hand .who {font-size: 1.1rem;}
 .cr-pile {font-size: 2.2rem; font-weight: 700;}
 .cr-last {font-size: 1.6rem;}
 .cr-novoice {display: none; font-size: 0.85rem; opacity: 0.75;}
@@ -130,10 +137,19 @@ def act(event) -> None:
 
     Callbacks run before the page is redrawn, against the sitting as this tab last saw it, so a
     tap on a button drawn before another tab changed the game is refused (StaleSitting) instead
-    of being applied to whoever's turn it is now.
+    of being applied to whoever's turn it is now. What a tap changed out of sight of the top lines (a pass, cards
+    laid out, an undo) is said once at the top of the page.
     """
+    referee: Referee = st.session_state["_referee"]
+    undone = referee.sitting.last_counted if isinstance(event, Undo) else None
     if record(event):
         cancel_call()
+        if undone is not None:
+            flash("info", f"Took back {words.undo_label(undone).removeprefix('Undo ')}.")
+        elif isinstance(event, Pass):
+            flash("info", f"{event.player} passed.")
+        elif isinstance(event, FourOfAKind):
+            flash("info", f"{event.player} laid out four {words.rank_plural(event.rank)}: out of the game.")
 
 
 def act_from_state(kind: str) -> None:
@@ -148,7 +164,12 @@ def act_from_state(kind: str) -> None:
         act(FourOfAKind(ss["four_player"], ss["four_rank"]))
     elif kind == "places":
         players = ss.get("_table_players") or ()
-        act(Winner(places=tuple(ss.get("ranked_places") or ()), players=None if game is not None else tuple(players)))
+        places = tuple(ss.get("ranked_places") or ())
+        if record(Winner(places=places, players=None if game is not None else tuple(players))):
+            cancel_call()
+            ss["ranked_places"] = []  # a second tap must not record the same game again
+            flash("success", "Recorded: " + " · ".join(f"{i + 1}. {p} +{points}"
+                                                       for i, (p, points) in enumerate(zip(places, RANKED_POINTS))))
 
 
 def current_sitting(store: SqliteStore):
@@ -271,7 +292,9 @@ def setup_screen(referee: Referee) -> None:
                       help=f"Remove {name}", width="stretch")
         with st.form("add_player_form", border=False):  # a form, so that Enter in the box adds the player
             a1, a2 = st.columns([4, 2], vertical_alignment="bottom")
-            a1.text_input("Add a player", key="new_player", placeholder="Name, then Enter", max_chars=40)
+            # no character counter: a "23/40" under the box says 40 are allowed; a name over MAX_NAME is refused
+            # with a message that says the limit, where a box that stops at it would cut a pasted name silently
+            a1.text_input("Add a player", key="new_player", placeholder=f"Name (up to {words.MAX_NAME} letters), then Enter")
             a2.form_submit_button("Add player", key="add_player", on_click=add_player, width="stretch")
         if st.session_state.get("name_problem"):
             st.error(st.session_state["name_problem"])
@@ -286,7 +309,7 @@ def setup_screen(referee: Referee) -> None:
     with right:
         st.subheader("House rules")
         decks = st.radio("Decks", [1, 2], index=[1, 2].index(base.decks), horizontal=True, key="rule_decks",
-                         format_func=lambda d: "One deck (52)" if d == 1 else "Two decks (104)")
+                         format_func=lambda d: "One deck" if d == 1 else "Two decks")  # the deal below counts the cards
         jokers = st.toggle("Jokers (2 per deck, count as any rank)", value=base.jokers, key="rule_jokers")
         max_options = {"up to 4": 4, "any": None, "one": 1}
         max_keys = list(max_options)
@@ -363,7 +386,8 @@ def hands_html(game) -> str:
             f"<div class='{' '.join(classes)}'><div class='who'>{esc(name)}</div>"
             f"<div class='n'>{game.hands[name]}</div><div class='tag'>{esc(' · '.join(tags)) or '&nbsp;'}</div></div>"
         )
-    return "<div class='cr-hands'>" + "".join(tiles) + "</div>"
+    many = " many" if len(game.players) > 4 else ""  # smaller tiles, so that six fit in a row or two
+    return f"<div class='cr-hands{many}'>" + "".join(tiles) + "</div>"
 
 
 def speak(text: str, key: str) -> None:
@@ -526,7 +550,7 @@ def choice_keys(ranks: tuple[Rank, ...]) -> None:
     and then taps that button, the same tap as a click. Keys typed into a text box never count."""
     by_key = {REVEAL_KEYS[rank]: rank.value for rank in ranks}
     example = ranks[-1]
-    keys = [REVEAL_KEYS[r] for r in ranks]
+    keys = ["0 for 10" if r is Rank.TEN else REVEAL_KEYS[r] for r in ranks]
     hint = (f"On a keyboard: the number, then the rank ({', '.join(keys[:-1])} or {keys[-1]}): "
             f"3, then {REVEAL_KEYS[example]} for three {words.rank_plural(example, 3)}. Esc starts again.")
     st.html(
@@ -631,8 +655,9 @@ def game_screen(referee: Referee) -> None:
     if game.over:
         winner = game.places[0]
         if game.rules.table is TableKind.RANKED and len(game.places) > 1:
-            places = ", ".join(f"{i + 1}. {p}" for i, p in enumerate(game.places))
-            st.markdown(f"<div class='cr-win'>🏆 {esc(winner)} wins! <span class='cr-sub'>{esc(places)}</span></div>", unsafe_allow_html=True)
+            places = " · ".join(f"{i + 1}. {p} +{points}" for i, (p, points) in enumerate(zip(game.places, RANKED_POINTS)))
+            st.markdown(f"<div class='cr-win'>🏆 {esc(winner)} wins!<div class='cr-places'>{esc(places)}</div></div>",
+                        unsafe_allow_html=True)
         else:
             st.markdown(f"<div class='cr-win'>🏆 {esc(winner)} wins!</div>", unsafe_allow_html=True)
         speak(f"{winner} wins!", f"win:{st.session_state['_sitting_key']}:{log_len}")
@@ -656,7 +681,7 @@ def game_screen(referee: Referee) -> None:
         st.markdown(f"<div class='cr-sub'>{esc(verdict.caller)} called {esc(verdict.challenged)}'s "
                     f"{esc(words.claim_text(verdict.claim))}: the cards were {esc(shown)}</div>", unsafe_allow_html=True)
         speak(verdict.announcement(), f"verdict:{st.session_state['_sitting_key']}:{log_len}")
-        st.button("The cards were read wrong: correct them", key="correct_verdict",
+        st.button("Correct the revealed cards", key="correct_verdict",
                   on_click=correct_last_verdict, args=(verdict.caller, verdict.revealed))
 
     if call is not None:
@@ -694,13 +719,15 @@ def action_panel(referee: Referee, game, log_len: int) -> None:
     if game.awaiting_call and claim is not None:
         callers = [p for p in game.players if p != claim.player and p not in game.places]
         st.markdown("<div class='cr-sub'>Who called Cheat! first? One tap on the name:</div>", unsafe_allow_html=True)
-        per_row = 4  # a full name on every button: with more callers than fit a row, they go onto more rows
+        # a full name on every button, never cut short: fewer to a row as names grow (the column is narrower
+        # beside the camera), and a name too long for its button wraps
+        longest = max(len(name) for name in callers)
+        per_row = 4 if longest <= 6 else 3 if longest <= 10 else 2
         for row_start in range(0, len(callers), per_row):
             cols = st.columns(per_row)
             for col, name in zip(cols, callers[row_start:row_start + per_row]):
-                # the name alone: "Cheat!" is asked above, and a 16-letter name fills a quarter of the column
                 col.button(name, key=f"cheat_{name}", on_click=start_call, args=(name, log_len), width="stretch",
-                           icon=":material/campaign:")
+                           icon=":material/campaign:", wrap=True)
         if game.hands[claim.player] == 0:
             st.button(f"Nobody calls: {claim.player} is out", key="nocall", type="primary", on_click=act, args=(NoCall(),))
             if referee.sitting.preview(NoCall()).game.over:
@@ -725,7 +752,7 @@ def action_panel(referee: Referee, game, log_len: int) -> None:
         for row_start in range(1, shown_top + 1, per_row):
             cols = st.columns(per_row)
             for n in range(row_start, min(row_start + per_row, shown_top + 1)):
-                label = f"{n} × {rank.value}" if choice else str(n)
+                label = f"{n} × {rank.value}s" if choice else str(n)  # "3 × 2s", not "3 × 2": three of them
                 key = f"play_{rank.value}_{n}" if choice else f"play_{n}"
                 cols[(n - 1) % per_row].button(label, key=key, type="primary", width="stretch",
                                                shortcut=None if choice else str(n),
@@ -766,7 +793,7 @@ def call_panel(referee: Referee, game, call: dict) -> None:
 
     st.markdown("**The revealed cards** (tap each card's rank, or use the shortcut):")
     if _could_be_honest(game, caller, claim):
-        st.button(f"All {words.claim_text(claim)}: honest", key="reveal_honest", on_click=reveal_edit,
+        st.button(words.honest_label(claim), key="reveal_honest", on_click=reveal_edit,
                   args=("honest", f"{claim.count}:{claim.rank.value}"))
     ranks = list(CLAIMABLE) + ([Rank.JOKER] if game.rules.jokers else [])
     per_row = 5
@@ -786,7 +813,9 @@ def call_panel(referee: Referee, game, call: dict) -> None:
 
     revealed = tuple(Rank(r) for r in call["ranks"])
     shown = " ".join(r.value for r in revealed) or "none yet"
-    st.markdown(f"<div class='cr-last'>Claimed: {esc(words.claim_text(claim))} · Revealed: <b>{esc(shown)}</b></div>",
+    short = (f" <span class='cr-sub'>({len(revealed)} of the {claim.count} claimed)</span>"
+             if 0 < len(revealed) < claim.count else "")
+    st.markdown(f"<div class='cr-last'>Claimed: {esc(words.claim_text(claim))} · Revealed: <b>{esc(shown)}</b>{short}</div>",
                 unsafe_allow_html=True)
     if not revealed:
         return
@@ -835,6 +864,9 @@ def live_reading(referee: Referee, caller: str) -> None:
         if claim is None:
             return
         ok, why = camera.may_apply(reading, claim.count)
+        if not reading.ranks and not feed.frames_seen:
+            why = ("the camera has sent no picture yet: press START under it"
+                   if st.session_state.get("camera_source") == "live" else "the camera has sent no picture yet")
         if ok and call["ranks"]:
             # the table has started entering the cards by hand: it has taken over, the camera only advises
             ok, why = False, "the table is entering the cards"
@@ -1037,7 +1069,8 @@ def camera_check(start: str = "") -> None:
 def record_winner(name: str, players: tuple[str, ...]) -> None:
     game = st.session_state["_referee"].state.game
     known = game is not None
-    record(Winner(player=name, players=None if known else players))
+    if record(Winner(player=name, players=None if known else players)):
+        flash("success", f"Recorded: {name} won.")
 
 
 def table_screen(referee: Referee) -> None:

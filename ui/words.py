@@ -48,6 +48,17 @@ def claim_text(claim: Claim) -> str:
     return f"{number(claim.count)} {rank_plural(claim.rank, claim.count)}"
 
 
+def honest_label(claim: Claim) -> str:
+    """The one-tap reveal of a claim told true: 'One ace: honest', 'Both queens: honest', 'All three 5s: honest'."""
+    if claim.count == 1:
+        text = claim_text(claim)
+    elif claim.count == 2:
+        text = f"both {rank_plural(claim.rank)}"
+    else:
+        text = f"all {claim_text(claim)}"
+    return f"{text[0].upper()}{text[1:]}: honest"
+
+
 def ranks_due(ranks: tuple[Rank, ...]) -> str:
     """'5s' or '4s, 5s or 6s'."""
     names = [rank_plural(r) for r in ranks]

@@ -137,7 +137,9 @@ def test_call_with_a_lie(db):
     click(at, "cheat_Maya")
     assert "Maya calls Cheat! on Sam" in text(at) and "claimed two 4s" in text(at)
     click(at, "reveal_add_4")
+    assert "Revealed: 4 (1 of the 2 claimed)" in text(at)  # a verdict shown now is on one card so far
     click(at, "reveal_add_9")
+    assert "of the 2 claimed" not in text(at)
     assert "If these are the cards: Lie: Sam picks up 7 cards" in text(at)
     click(at, "apply_verdict")
     assert "Lie: Sam picks up 7 cards" in [m.value.split(">")[1].split("<")[0] for m in at.markdown if "cr-verdict" in m.value]
@@ -151,6 +153,7 @@ def test_call_with_an_honest_play(db):
     at = deal(open_app(), "Sam", "Maya", "Leo")
     click(at, "play_2")
     click(at, "cheat_Leo")
+    assert at.button(key="reveal_honest").label == "Both aces: honest"
     click(at, "reveal_honest")
     assert "If these are the cards: Honest: Leo picks up 2 cards" in text(at)
     click(at, "apply_verdict")
@@ -213,6 +216,7 @@ def test_undo_every_action(db):
     game = stored_state(db).state.game
     assert game.turn == "Maya" and game.hands["Maya"] == 17 and game.pile == 3
     assert "Maya's turn" in text(at)
+    assert "Took back Maya's play." in [i.value for i in at.info]
     click(at, "undo")
     click(at, "undo")  # takes back the deal itself
     assert stored_state(db).state.game is None
@@ -277,7 +281,8 @@ def test_ranked_table_plays_on_for_places(db):
     referee = stored_state(db)
     assert referee.state.game.places == ("Ann", "Cat", "Dan")
     assert referee.state.game.over
-    assert "Ann wins!" in text(at) and "2. Cat" in text(at)
+    # the places on a line of their own, with the points each earned
+    assert "Ann wins!" in text(at) and "1. Ann +3 · 2. Cat +2 · 3. Dan +1" in text(at)
     assert referee.state.table.scores() == {"Ann": 3, "Ben": 0, "Cat": 2, "Dan": 1}
 
 
@@ -290,11 +295,13 @@ def test_house_rules_choice_order_passing_and_fours(db):
     assert stored_state(db).state.game.last_play.rank is Rank.KING
     click(at, "pass")
     assert stored_state(db).state.game.turn == "Maya"
+    assert "Sam passed." in [i.value for i in at.info]  # the last play's line still shows the kings: say it
     at.selectbox(key="four_player").set_value("Maya").run()
     at.selectbox(key="four_rank").set_value(Rank.SEVEN).run()
     click(at, "four")
     game = stored_state(db).state.game
     assert game.out_of_game == 4 and game.hands["Maya"] == 26 - 2 - 4
+    assert "Maya laid out four 7s: out of the game." in [i.value for i in at.info]
 
 
 # --- the match table and sittings ------------------------------------------------------------
@@ -373,6 +380,9 @@ def test_ranked_table_records_places_in_one_go(db):
     click(at, "record_places")
     referee = stored_state(db)
     assert referee.state.table.rows[-1].places == ("Cat", "Ann")
+    # said, and the choice cleared: a second tap cannot record the same game again
+    assert "Recorded: 1. Cat +3 · 2. Ann +2" in [m.value for m in at.success]
+    assert at.multiselect(key="ranked_places").value == [] and at.button(key="record_places").disabled
     assert referee.state.table.scores() == {"Ann": 2, "Ben": 0, "Cat": 3}
     assert referee.state.game.over  # the tracked game in progress ended with this result
     assert list(at.dataframe[0].value["Points"]) == [3, 2, 0]

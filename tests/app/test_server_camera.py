@@ -135,7 +135,7 @@ class ScriptedCamera:
     reading = camera.Reading()
 
     def __init__(self, source: str) -> None:
-        self.ok, self.feed, self.call, self.problem, self.armed = True, self, None, None, False
+        self.ok, self.feed, self.call, self.problem, self.armed, self.frames_seen = True, self, None, None, False, 1
 
     def arm(self, call=None) -> None:
         self.call, self.armed = call, True
@@ -446,3 +446,19 @@ def test_a_camera_stream_by_its_address_is_read_as_a_camera(cards_video, monkeyp
     finally:
         cam.close()
         server.shutdown()
+
+
+def test_a_call_says_when_the_camera_has_sent_no_picture(db, monkeypatch):
+    """A camera never started (the browser's START not pressed) or giving nothing: "waiting for the cards" would
+    send the table looking at the cards, not at the camera."""
+    monkeypatch.setenv("CHEAT_REFEREE_CAMERA", "server")
+    monkeypatch.setattr(camera, "ServerCamera", FeedCamera)
+    monkeypatch.setattr(FeedCamera, "made", [])
+    scripted_reader(monkeypatch, [(Rank.ACE, Rank.NINE)])
+    at = deal(open_app(), "Sam", "Maya")
+    click(at, "play_2")
+    click(at, "cheat_Maya")
+    assert "Camera reads: nothing yet (the camera has sent no picture yet)" in text(at)
+    FeedCamera.made[-1].feed.process(table())
+    at.run()
+    assert "no picture" not in text(at)

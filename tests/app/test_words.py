@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from assistant import Call, NewGame, Pass, Play, Rank, Undo, Winner
+from assistant.game import Claim
 from assistant.rules import TableKind
 from ui import words
 
@@ -34,3 +35,9 @@ def test_the_scoring_is_said_for_the_kinds_of_games_on_the_table():
     assert words.scoring({TableKind.MATCH}) == "one point per win"
     assert words.scoring({TableKind.RANKED}) == "3-2-1 points for places"
     assert "match games: one point per win; ranked games: 3-2-1" in words.scoring({TableKind.MATCH, TableKind.RANKED})
+
+
+def test_the_honest_shortcut_reads_as_said_for_one_two_or_more_cards():
+    assert words.honest_label(Claim("Sam", 1, Rank.ACE)) == "One ace: honest"
+    assert words.honest_label(Claim("Sam", 2, Rank.QUEEN)) == "Both queens: honest"
+    assert words.honest_label(Claim("Sam", 3, Rank.FIVE)) == "All three 5s: honest"

@@ -625,7 +625,52 @@ def play_keys(work: Path) -> dict:
     return result
 
 
-PAGE_CHECKS = {"themes": themed_contrast, "voice": voice_note, "camera": camera_notes, "keys": play_keys}
+LONG_NAMES = ("Alexandria-Marie", "Bartholomew", "Christopherson", "Maximiliano", "Evangeline", "Jo")
+
+
+def names_shown(work: Path) -> dict:
+    """Whether each Cheat! button shows its player's whole name (not "Bar…"), with six players of long names and
+    the live camera beside the game (the narrowest game column), at a laptop's 1280 x 800."""
+    video = page_video(work)
+    run = Run(work, video)
+    result: dict = {"ok": False}
+    try:
+        run.page.set_viewport_size({"width": 1280, "height": 800})
+        run.see("Start the sitting")
+        run.tap("first_sitting_create")
+        run.see("Players, in seating order")
+        for name in LONG_NAMES:
+            run.text_in("new_player", name)
+        run.key("rule_decks").get_by_text("Two decks").click()
+        run.settle()
+        run.tap("deal")
+        run.see("lays down how many cards")
+        run.key("play_1").locator("button").first.click()
+        run.settle()
+        run.see("Who called Cheat! first?")
+        run.page.wait_for_timeout(500)
+        result["buttons"] = run.page.evaluate("""() => [...document.querySelectorAll('[class*="st-key-cheat_"] button')]
+            .map(b => {
+              const label = b.querySelector('[data-testid="stMarkdownContainer"]') || b;
+              const cut = [...label.querySelectorAll('*')].concat([label])
+                .some(e => e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).textOverflow === 'ellipsis');
+              return {name: b.innerText.replace(/\\s+/g, ' ').trim(), cut: cut};
+            })""")
+        run.page.screenshot(path=str(work / "names.png"))
+        result["ok"] = True
+    except Exception as error:
+        result["error"] = f"{type(error).__name__}: {error}"
+        try:
+            run.page.screenshot(path=str(work / "failure.png"))
+        except Exception:
+            pass
+    finally:
+        run.close()
+    return result
+
+
+PAGE_CHECKS = {"themes": themed_contrast, "voice": voice_note, "camera": camera_notes, "keys": play_keys,
+               "names": names_shown}
 
 
 def main() -> int:
@@ -647,7 +692,7 @@ def main() -> int:
             result = bench(work, args.trials, args.source)
         else:
             result = PAGE_CHECKS[args.mode](work)
-        for name in ("server.log", "failure.png", "trace.jsonl"):
+        for name in ("server.log", "failure.png", "trace.jsonl", "names.png"):
             if (work / name).exists():
                 (args.out / name).write_bytes((work / name).read_bytes())
     (args.out / "result.json").write_text(json.dumps(result, indent=2))

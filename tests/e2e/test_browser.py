@@ -4,7 +4,7 @@ Everything runs inside a network namespace of its own (``unshare -n``, only ``lo
 browser, the app and their WebRTC pair can only talk over 127.0.0.1. The test plays a short game
 to a verdict and a winner on the match table and takes screenshots (into ``$CHEAT_REFEREE_SHOTS`` if set:
 ``CHEAT_REFEREE_SHOTS=docs/screenshots ./test.sh tests/e2e`` refreshes the README's). Select it with ``-m e2e``; it takes about 30 s on 2 cores. The other tests check the page itself: its contrast in the light and the dark
-theme, the voice and camera notes, and plays entered from the keyboard.
+theme, the voice and camera notes, plays entered from the keyboard, and whole names on the Cheat! buttons.
 """
 
 from __future__ import annotations
@@ -111,3 +111,12 @@ def test_plays_are_entered_from_the_keyboard_where_the_order_gives_a_choice_of_r
     assert result["after escape"].startswith("Sam: two aces"), result
     assert result["typed in a box"].startswith("Sam: two aces"), result
     assert result["number then rank"].startswith("Maya: three kings"), result
+
+
+def test_every_cheat_button_shows_its_players_whole_name(tmp_path):
+    """Six players with long names, the game column narrowed by the live camera beside it: a button cut to "Bar…"
+    does not say whom a tap names as the caller."""
+    result = harness(tmp_path, "names", timeout=150)
+    shown = {b["name"].removeprefix("campaign ").strip(): b["cut"] for b in result["buttons"]}
+    assert shown == {"Bartholomew": False, "Christopherson": False, "Maximiliano": False, "Evangeline": False,
+                     "Jo": False}, result
