@@ -77,6 +77,20 @@ CSS = """
 .cr-choicekeys {font-size: 0.95rem; opacity: 0.8; margin-top: 0.3rem;}
 .cr-pending {font-weight: 700;}
 button.cr-armed {outline: 4px solid #f5b700; outline-offset: 3px;}
+/* On a phone Streamlit stacks columns one under another: the grids of play, reveal and Cheat! buttons stay in
+   rows there (sixteen play buttons or fourteen ranks one per row would run to pages), and keyboard keys,
+   which a touch screen has none of, are not shown on them. */
+@media (max-width: 640px) {
+  [data-testid="stHorizontalBlock"]:has([class*="st-key-play_"], [class*="st-key-reveal_"], [class*="st-key-cheat_"]) {
+    flex-wrap: nowrap !important; gap: 0.4rem !important;}
+  [data-testid="stHorizontalBlock"]:has([class*="st-key-play_"], [class*="st-key-reveal_"], [class*="st-key-cheat_"])
+    > [data-testid="stColumn"] {min-width: 0 !important; width: auto !important; flex: 1 1 0 !important;}
+  [data-testid="stHorizontalBlock"]:has([class*="st-key-cheat_"]) > [data-testid="stColumn"]:not(:has(button)) {
+    display: none;}  /* a last row of one or two names gets the width, not a quarter of it */
+}
+@media (hover: none) {
+  [class*="st-key-play_"] kbd, [class*="st-key-reveal_add_"] kbd, .st-key-undo kbd, .cr-choicekeys {display: none;}
+}
 .cr-camnote {display: none; font-size: 0.95rem; font-weight: 600; color: #d93a2b;}
 [class*="st-key-play_"] button, [class*="st-key-cheat_"] button, .st-key-nocall button, .st-key-apply_verdict button,
 [class*="st-key-reveal_add_"] button, .st-key-reveal_honest button {min-height: 3.4rem;}
@@ -752,7 +766,8 @@ def action_panel(referee: Referee, game, log_len: int) -> None:
         for row_start in range(1, shown_top + 1, per_row):
             cols = st.columns(per_row)
             for n in range(row_start, min(row_start + per_row, shown_top + 1)):
-                label = f"{n} × {rank.value}s" if choice else str(n)  # "3 × 2s", not "3 × 2": three of them
+                # "3 × 2s", not "3 × 2": three of them; "3 × K's", since "Ks" and "As" read badly
+                label = f"{n} × {rank.value}{'s' if rank.value.isdigit() else chr(39) + 's'}" if choice else str(n)
                 key = f"play_{rank.value}_{n}" if choice else f"play_{n}"
                 cols[(n - 1) % per_row].button(label, key=key, type="primary", width="stretch",
                                                shortcut=None if choice else str(n),

@@ -657,6 +657,11 @@ def names_shown(work: Path) -> dict:
               return {name: b.innerText.replace(/\\s+/g, ' ').trim(), cut: cut};
             })""")
         run.page.screenshot(path=str(work / "names.png"))
+        # on a phone's width the play buttons stay four to a row (Streamlit stacks columns there)
+        run.page.set_viewport_size({"width": 390, "height": 844})
+        run.page.wait_for_timeout(800)
+        result["phone play rows"] = run.page.evaluate("""() => new Set([...document.querySelectorAll(
+            '[class*="st-key-play_"] button')].map(b => Math.round(b.getBoundingClientRect().top))).size""")
         result["ok"] = True
     except Exception as error:
         result["error"] = f"{type(error).__name__}: {error}"

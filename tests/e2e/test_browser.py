@@ -120,3 +120,4 @@ def test_every_cheat_button_shows_its_players_whole_name(tmp_path):
     shown = {b["name"].removeprefix("campaign ").strip(): b["cut"] for b in result["buttons"]}
     assert shown == {"Bartholomew": False, "Christopherson": False, "Maximiliano": False, "Evangeline": False,
                      "Jo": False}, result
+    assert result["phone play rows"] == 1, result  # up to four cards a play: four buttons in a row, on a phone too
