@@ -52,7 +52,8 @@ CSS = """
    fainter text, and the red reads on white and on the dark page alike. */
 .cr-turn {font-size: clamp(2rem, 4.5vw, 3.2rem); font-weight: 800; line-height: 1.1; margin: 0.2rem 0;
   word-break: normal; overflow-wrap: break-word;}
-.cr-due {font-size: clamp(1.6rem, 3.4vw, 2.4rem); font-weight: 700; color: #d93a2b; word-break: normal; overflow-wrap: break-word;}
+.cr-due {font-size: clamp(1.6rem, 3.4vw, 2.4rem); font-weight: 700; color: #d93a2b; line-height: 1.25;
+  word-break: normal; overflow-wrap: break-word;}
 .cr-sub {font-size: 1.4rem; opacity: 0.75;}
 .cr-verdict {font-size: 2.3rem; font-weight: 900; padding: 0.6rem 1rem; border-radius: 0.6rem; margin: 0.4rem 0;}
 .cr-lie {background: #fde2e1; color: #9b1c14;}
@@ -807,6 +808,7 @@ def call_panel(referee: Referee, game, call: dict) -> None:
         st.info("The card reader is not installed on this machine: tap the revealed cards below.")
 
     st.markdown("**The revealed cards** (tap each card's rank, or use the shortcut):")
+    revealed_so_far(game, caller, claim, call)
     if _could_be_honest(game, caller, claim):
         st.button(words.honest_label(claim), key="reveal_honest", on_click=reveal_edit,
                   args=("honest", f"{claim.count}:{claim.rank.value}"))
@@ -826,21 +828,30 @@ def call_panel(referee: Referee, game, call: dict) -> None:
     else:
         b3.button("Cancel the call", key="cancel_call", on_click=cancel_call)
 
+
+def revealed_so_far(game, caller: str, claim, call: dict) -> None:
+    """The cards tapped in, what they would make the verdict, and the button that applies it: above the rank
+    buttons, where a laptop's screen shows it without scrolling, and in one place whether or not cards are in
+    (the buttons below must not move under a finger between two taps)."""
     revealed = tuple(Rank(r) for r in call["ranks"])
     shown = " ".join(r.value for r in revealed) or "none yet"
     short = (f" <span class='cr-sub'>({len(revealed)} of the {claim.count} claimed)</span>"
              if 0 < len(revealed) < claim.count else "")
     st.markdown(f"<div class='cr-last'>Claimed: {esc(words.claim_text(claim))} · Revealed: <b>{esc(shown)}</b>{short}</div>",
                 unsafe_allow_html=True)
+    verdict = None
     if not revealed:
-        return
-    try:
-        verdict = verdict_for(game, caller, revealed)
-    except CheatError as error:
-        st.error(str(error))
-        return
-    st.markdown(f"<div class='cr-sub'>If these are the cards: <b>{esc(verdict.announcement())}</b></div>", unsafe_allow_html=True)
-    st.button("Apply the verdict", key="apply_verdict", type="primary", on_click=apply_call, args=(caller, revealed))
+        st.markdown("<div class='cr-sub'>Tap the ranks of the cards as they lie face up.</div>", unsafe_allow_html=True)
+    else:
+        try:
+            verdict = verdict_for(game, caller, revealed)
+        except CheatError as error:
+            st.error(str(error))
+        else:
+            st.markdown(f"<div class='cr-sub'>If these are the cards: <b>{esc(verdict.announcement())}</b></div>",
+                        unsafe_allow_html=True)
+    st.button("Apply the verdict", key="apply_verdict", type="primary", disabled=verdict is None, on_click=apply_call,
+              args=(caller, revealed))
 
 
 def _could_be_honest(game, caller: str, claim) -> bool:
