@@ -1130,9 +1130,11 @@ def table_screen(referee: Referee) -> None:
     if players:
         st.caption("For a game played without tracking: one tap on the winner." +
                    (" This also ends the game in progress." if in_progress else ""))
-        cols = st.columns(min(len(players), 6))
+        longest = max(len(name) for name in players)  # whole names, as on the Cheat! buttons
+        cols = st.columns(min(len(players), 6 if longest <= 10 else 4))
         for i, name in enumerate(players):
-            cols[i % len(cols)].button(name, key=f"winner_{name}", on_click=record_winner, args=(name, players), width="stretch")
+            cols[i % len(cols)].button(name, key=f"winner_{name}", on_click=record_winner, args=(name, players),
+                                       width="stretch", wrap=True)
         if table.kind is TableKind.RANKED:
             st.session_state["_table_players"] = players
             places = st.multiselect("Or the places, in order (up to three)", players, max_selections=3, key="ranked_places")
@@ -1146,9 +1148,9 @@ def table_screen(referee: Referee) -> None:
             "Game": [r.number for r in table.rows],
             "Winner": [r.winner for r in table.rows],
             "Places": [", ".join(r.places) for r in table.rows],
-            "Players": [", ".join(r.players) for r in table.rows],
             "Table": ["ranked" if r.kind is TableKind.RANKED else "match" for r in table.rows],
             "Tracked": ["yes" if r.tracked else "one tap" for r in table.rows],
+            "Players": [", ".join(r.players) for r in table.rows],  # last: the longest, and the least looked at
         }, hide_index=True, key="history")
     else:
         st.caption("No game finished yet in this sitting.")
