@@ -82,11 +82,11 @@ button.cr-armed {outline: 4px solid #f5b700; outline-offset: 3px;}
    rows there (sixteen play buttons or fourteen ranks one per row would run to pages), and keyboard keys,
    which a touch screen has none of, are not shown on them. */
 @media (max-width: 640px) {
-  [data-testid="stHorizontalBlock"]:has([class*="st-key-play_"], [class*="st-key-reveal_"], [class*="st-key-cheat_"]) {
+  :is(.st-key-grid_play, .st-key-grid_reveal, .st-key-grid_cheat) [data-testid="stHorizontalBlock"] {
     flex-wrap: nowrap !important; gap: 0.4rem !important;}
-  [data-testid="stHorizontalBlock"]:has([class*="st-key-play_"], [class*="st-key-reveal_"], [class*="st-key-cheat_"])
-    > [data-testid="stColumn"] {min-width: 0 !important; width: auto !important; flex: 1 1 0 !important;}
-  [data-testid="stHorizontalBlock"]:has([class*="st-key-cheat_"]) > [data-testid="stColumn"]:not(:has(button)) {
+  :is(.st-key-grid_play, .st-key-grid_reveal, .st-key-grid_cheat) [data-testid="stHorizontalBlock"] > [data-testid="stColumn"] {
+    min-width: 0 !important; width: auto !important; flex: 1 1 0 !important;}
+  .st-key-grid_cheat [data-testid="stHorizontalBlock"] > [data-testid="stColumn"]:not(:has(button)) {
     display: none;}  /* a last row of one or two names gets the width, not a quarter of it */
 }
 @media (hover: none) {
@@ -250,10 +250,9 @@ def start_sitting(store: SqliteStore, name: str) -> None:
 
 
 def reset_session_ui() -> None:
-    for key in ("call", "seats"):
-        st.session_state.pop(key, None)
+    st.session_state.pop("seats", None)
     st.query_params.pop("call", None)
-    disarm_feeds()
+    stop_reading(st.session_state.pop("call", None))
 
 
 # --- setup --------------------------------------------------------------------------------------
@@ -376,8 +375,7 @@ def deal(seats: tuple[str, ...], dealer: str | None, rules: Rules, random_first:
     first = random.choice(seats) if random_first else None
     if record(NewGame(seats, dealer=dealer, rules=rules, first=first)):
         st.session_state["screen"] = "Game"
-        st.session_state.pop("call", None)
-        disarm_feeds()
+        stop_reading(st.session_state.pop("call", None))
 
 
 # --- the game screen -----------------------------------------------------------------------------
@@ -492,10 +490,13 @@ def arm_feed(feed: camera.LiveFeed, call: dict) -> None:
     st.session_state["_armed_feed"] = feed
 
 
-def disarm_feeds() -> None:
-    """The call is over for this session: the feeds it armed stop reading it."""
-    for feed in {id(f): f for f in (st.session_state.pop("_armed_feed", None), active_feed()) if f is not None}.values():
-        feed.disarm()
+def stop_reading(call: dict | None) -> None:
+    """``call`` is over for this session: the feed it armed stops reading it, whatever camera is chosen now, and
+    only if it still reads that call (a camera on the server is shared: another window's call on it is not
+    this window's to stop)."""
+    feed = st.session_state.pop("_armed_feed", None)
+    if feed is not None and call is not None:
+        feed.disarm(call_token(call))
 
 
 def start_call(caller: str, log_len: int, ranks: list[str] | None = None, original: list[str] | None = None) -> None:
@@ -531,9 +532,8 @@ def reopened_call(address: str) -> tuple[int, list[str], list[str] | None, str] 
 
 
 def cancel_call() -> None:
-    st.session_state.pop("call", None)
     st.query_params.pop("call", None)
-    disarm_feeds()
+    stop_reading(st.session_state.pop("call", None))
 
 
 def reveal_edit(action: str, rank: str | None = None) -> None:
@@ -558,28 +558,31 @@ REVEAL_KEYS = {Rank.ACE: "A", Rank.TEN: "0", Rank.JACK: "J", Rank.QUEEN: "Q", Ra
                **{r: r.value for r in CLAIMABLE if r.value.isdigit() and len(r.value) == 1}}
 
 
-def choice_keys(ranks: tuple[Rank, ...]) -> None:
+def choice_keys(ranks: tuple[Rank, ...], turn: str) -> None:
     """Keys for a play where the rank order gives a choice: the number, then the rank's key ("3", then "K": three
     kings), as the play is said. Streamlit binds one key to one button, and a number alone does not say which
-    rank; so a listener on the page holds the number until the rank's key comes (Esc, or 5 seconds, forgets it)
-    and then taps that button, the same tap as a click. Keys typed into a text box never count."""
+    rank; so a listener on the page holds the number until the rank's key comes and then taps that button, the
+    same tap as a click. The number is forgotten on Esc, after 5 seconds, at a tap or click anywhere, and when the
+    turn it was typed in (``turn``) is over: it must never become the next player's play. Keys typed into a text
+    box never count."""
     by_key = {REVEAL_KEYS[rank]: rank.value for rank in ranks}
     example = ranks[-1]
     keys = ["0 for 10" if r is Rank.TEN else REVEAL_KEYS[r] for r in ranks]
     hint = (f"On a keyboard: the number, then the rank ({', '.join(keys[:-1])} or {keys[-1]}): "
             f"3, then {REVEAL_KEYS[example]} for three {words.rank_plural(example, 3)}. Esc starts again.")
     st.html(
-        f"""<div class="cr-choicekeys" data-ranks='{esc(json.dumps(by_key))}'>{esc(hint)}
+        f"""<div class="cr-choicekeys" data-ranks='{esc(json.dumps(by_key))}' data-turn='{esc(turn)}'>{esc(hint)}
 <span class="cr-pending"></span></div>
 <script>
 (function() {{
   if (window.__cheatChoiceKeys) return;  // one listener for the page: it reads the ranks from the panel drawn now
   window.__cheatChoiceKeys = true;
-  let pending = null, timer = null;
+  let pending = null, heldIn = null, timer = null;
   const panel = () => document.querySelector(".cr-choicekeys");
   const button = (rank, n) => document.querySelector(`.st-key-play_${{rank}}_${{n}} button`);
   const hold = n => {{
     pending = n;
+    heldIn = n === null ? null : (panel() || {{dataset: {{}}}}).dataset.turn;
     clearTimeout(timer);
     if (n !== null) timer = setTimeout(() => hold(null), 5000);
     document.querySelectorAll(".cr-armed").forEach(e => e.classList.remove("cr-armed"));
@@ -600,6 +603,7 @@ def choice_keys(ranks: tuple[Rank, ...]) -> None:
     const t = e.target;
     if (!p || e.ctrlKey || e.metaKey || e.altKey || e.repeat) return;
     if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return;
+    if (pending !== null && heldIn !== p.dataset.turn) hold(null);  // typed in a turn that is over
     const ranks = JSON.parse(p.dataset.ranks);
     const key = keyOf(e);
     if (key === "Escape") {{ hold(null); return; }}
@@ -611,6 +615,7 @@ def choice_keys(ranks: tuple[Rank, ...]) -> None:
     }}
     if (/^[1-8]$/.test(key) && Object.values(ranks).some(r => button(r, key))) {{ e.preventDefault(); hold(Number(key)); }}
   }});
+  document.addEventListener("pointerdown", () => {{ if (pending !== null) hold(null); }});
 }})();
 </script>""",
         unsafe_allow_javascript=True,
@@ -631,8 +636,7 @@ def correct_last_verdict(caller: str, revealed: tuple[Rank, ...]) -> None:
     if record(Undo()):
         # by hand from here: the camera's reading is what the table disputes, so it is not applied again
         cards = [r.value for r in revealed]
-        open_call(caller, None, cards, original=cards)
-        disarm_feeds()
+        open_call(caller, None, cards, original=cards)  # by hand: no feed is armed for it, and none polled
 
 
 def game_screen(referee: Referee) -> None:
@@ -738,8 +742,9 @@ def action_panel(referee: Referee, game, log_len: int) -> None:
         # beside the camera), and a name too long for its button wraps
         longest = max(len(name) for name in callers)
         per_row = 4 if longest <= 6 else 3 if longest <= 10 else 2
+        grid = st.container(key="grid_cheat")
         for row_start in range(0, len(callers), per_row):
-            cols = st.columns(per_row)
+            cols = grid.columns(per_row)
             for col, name in zip(cols, callers[row_start:row_start + per_row]):
                 col.button(name, key=f"cheat_{name}", on_click=start_call, args=(name, log_len), width="stretch",
                            icon=":material/campaign:", wrap=True)
@@ -760,12 +765,13 @@ def action_panel(referee: Referee, game, log_len: int) -> None:
     choice = len(ranks) > 1
     per_row = 4
     if choice:
-        choice_keys(ranks)
+        choice_keys(ranks, f"{st.session_state.get('_sitting_key')}:{log_len}")
+    grid = st.container(key="grid_play")  # a grid that stays in rows on a phone (the CSS)
     for rank in ranks:
         if choice:
-            st.markdown(f"**{esc(words.rank_plural(rank).capitalize())}**")
+            grid.markdown(f"**{esc(words.rank_plural(rank).capitalize())}**")
         for row_start in range(1, shown_top + 1, per_row):
-            cols = st.columns(per_row)
+            cols = grid.columns(per_row)
             for n in range(row_start, min(row_start + per_row, shown_top + 1)):
                 # "3 × 2s", not "3 × 2": three of them; "3 × K's", since "Ks" and "As" read badly
                 label = f"{n} × {rank.value}{'s' if rank.value.isdigit() else chr(39) + 's'}" if choice else str(n)
@@ -814,12 +820,13 @@ def call_panel(referee: Referee, game, call: dict) -> None:
                   args=("honest", f"{claim.count}:{claim.rank.value}"))
     ranks = list(CLAIMABLE) + ([Rank.JOKER] if game.rules.jokers else [])
     per_row = 5
+    grid = st.container(key="grid_reveal")
     for i, rank in enumerate(ranks):
         if i % per_row == 0:
-            cols = st.columns(per_row)
+            cols = grid.columns(per_row)
         cols[i % per_row].button(rank.value, key=f"reveal_add_{rank.value}", on_click=reveal_edit, args=("add", rank.value),
                            width="stretch", shortcut=REVEAL_KEYS.get(rank))
-    b1, b2, b3 = st.columns(3)
+    b1, b2, b3 = grid.columns(3)
     b1.button("Back one card", key="reveal_back", on_click=reveal_edit, args=("back",))
     b2.button("Clear", key="reveal_clear", on_click=reveal_edit, args=("clear",))
     if call.get("original"):  # a correction: the verdict was taken back to correct it, and may be put back as it was

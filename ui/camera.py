@@ -213,9 +213,12 @@ class LiveFeed:
             self.frames_read = 0
         trace("arm", before=[[r.value for r in hand] for hand in self.before])
 
-    def disarm(self) -> None:
-        """The call is settled or given up: its reading goes with it, so that it can never decide another."""
+    def disarm(self, call: Any = None) -> None:
+        """The call is settled or given up: its reading goes with it, so that it can never decide another. With
+        ``call``, only if the feed reads that call (another window may have armed it for its own since)."""
         with self.lock:
+            if call is not None and call != self.call:
+                return
             self.armed = False
             self.call = None
             self.generation += 1

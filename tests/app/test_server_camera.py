@@ -140,8 +140,9 @@ class ScriptedCamera:
     def arm(self, call=None) -> None:
         self.call, self.armed = call, True
 
-    def disarm(self) -> None:
-        self.call, self.armed = None, False
+    def disarm(self, call=None) -> None:
+        if call is None or call == self.call:
+            self.call, self.armed = None, False
 
     def silent_for(self) -> float:
         return 0.0
@@ -245,7 +246,7 @@ def test_a_reading_of_one_call_never_decides_a_later_one(db, monkeypatch):
 def test_two_windows_calling_at_once_do_not_restart_each_others_reading(db, monkeypatch):
     """Two windows on one sitting and one camera on the server, Maya's call tapped in one and Lee's in the other:
     the last tap is read, the other window says so, and neither restarts the reading (a reading restarted five
-    times a second would never be steady)."""
+    times a second would never be steady), nor stops it by giving its own call up."""
     monkeypatch.setenv("CHEAT_REFEREE_CAMERA", "server")
     monkeypatch.setattr(camera, "ServerCamera", FeedCamera)
     monkeypatch.setattr(FeedCamera, "made", [])
@@ -260,6 +261,8 @@ def test_two_windows_calling_at_once_do_not_restart_each_others_reading(db, monk
     assert lee[2] == "Lee"
     first.run()
     assert "reading the call Lee made in another window" in text(first)
+    click(first, "cancel_call")  # the first window gives its call up: that must not stop the reading of Lee's
+    assert feed.armed and feed.call == lee
     for frames in range(1, camera.WINDOW + 1):
         feed.process(table())
         first.run()

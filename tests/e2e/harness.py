@@ -613,6 +613,15 @@ def play_keys(work: Path) -> dict:
         run.settle()
         run.see("Sam's turn")
         result["number then rank"] = last()
+        # a number held when the turn ends (here Undo, key U) is forgotten: "K" alone on Maya's turn plays nothing
+        run.page.keyboard.press("1")
+        run.page.keyboard.press("U")
+        run.settle()
+        run.see("Maya's turn")
+        run.page.keyboard.press("K")
+        run.page.wait_for_timeout(1000)
+        run.settle()
+        result["after the turn ended"] = last()
         result["ok"] = True
     except Exception as error:
         result["error"] = f"{type(error).__name__}: {error}"
@@ -662,6 +671,14 @@ def names_shown(work: Path) -> dict:
         run.page.wait_for_timeout(800)
         result["phone play rows"] = run.page.evaluate("""() => new Set([...document.querySelectorAll(
             '[class*="st-key-play_"] button')].map(b => Math.round(b.getBoundingClientRect().top))).size""")
+        # ... while the game itself keeps the page's width (the camera goes under it, as Streamlit stacks it)
+        width = "() => Math.round(document.querySelector('.cr-turn').getBoundingClientRect().width)"
+        result["phone game width"] = [run.page.evaluate(width)]
+        run.key("cheat_Jo").locator("button").first.click()  # and in the call panel
+        run.settle()
+        run.see("calls Cheat!")
+        run.page.wait_for_timeout(500)
+        result["phone game width"].append(run.page.evaluate(width))
         result["ok"] = True
     except Exception as error:
         result["error"] = f"{type(error).__name__}: {error}"

@@ -111,6 +111,7 @@ def test_plays_are_entered_from_the_keyboard_where_the_order_gives_a_choice_of_r
     assert result["after escape"].startswith("Sam: two aces"), result
     assert result["typed in a box"].startswith("Sam: two aces"), result
     assert result["number then rank"].startswith("Maya: three kings"), result
+    assert result["after the turn ended"].startswith("Sam: two aces"), result
 
 
 def test_every_cheat_button_shows_its_players_whole_name(tmp_path):
@@ -121,3 +122,4 @@ def test_every_cheat_button_shows_its_players_whole_name(tmp_path):
     assert shown == {"Bartholomew": False, "Christopherson": False, "Maximiliano": False, "Evangeline": False,
                      "Jo": False}, result
     assert result["phone play rows"] == 1, result  # up to four cards a play: four buttons in a row, on a phone too
+    assert min(result["phone game width"]) >= 300, result  # not squeezed beside the camera on a 390 px screen
