@@ -82,15 +82,25 @@ button.cr-armed {outline: 4px solid #f5b700; outline-offset: 3px;}
    rows there (sixteen play buttons or fourteen ranks one per row would run to pages), and keyboard keys,
    which a touch screen has none of, are not shown on them. */
 @media (max-width: 640px) {
-  :is(.st-key-grid_play, .st-key-grid_reveal, .st-key-grid_cheat) [data-testid="stHorizontalBlock"] {
-    flex-wrap: nowrap !important; gap: 0.4rem !important;}
-  :is(.st-key-grid_play, .st-key-grid_reveal, .st-key-grid_cheat) [data-testid="stHorizontalBlock"] > [data-testid="stColumn"] {
+  :is(.st-key-grid_play, .st-key-grid_reveal, .st-key-grid_cheat, .st-key-grid_seats, .st-key-grid_winner)
+    [data-testid="stHorizontalBlock"] {flex-wrap: nowrap !important; gap: 0.4rem !important;}
+  :is(.st-key-grid_play, .st-key-grid_reveal, .st-key-grid_cheat, .st-key-grid_seats, .st-key-grid_winner)
+    [data-testid="stHorizontalBlock"] > [data-testid="stColumn"] {
     min-width: 0 !important; width: auto !important; flex: 1 1 0 !important;}
-  .st-key-grid_cheat [data-testid="stHorizontalBlock"] > [data-testid="stColumn"]:not(:has(button)) {
-    display: none;}  /* a last row of one or two names gets the width, not a quarter of it */
+  .st-key-grid_seats [data-testid="stHorizontalBlock"] > [data-testid="stColumn"]:first-child {flex: 4 1 0 !important;}
+  /* names two to a row, in their seating order, whole words: a name is never broken inside */
+  :is(.st-key-grid_cheat, .st-key-grid_winner) [data-testid="stHorizontalBlock"] {flex-wrap: wrap !important;}
+  :is(.st-key-grid_cheat, .st-key-grid_winner) [data-testid="stHorizontalBlock"] > [data-testid="stColumn"] {
+    flex: 1 1 40% !important;}
+  :is(.st-key-grid_cheat, .st-key-grid_winner) [data-testid="stHorizontalBlock"] > [data-testid="stColumn"]:not(:has(button)) {
+    display: none;}
+  :is(.st-key-grid_cheat, .st-key-grid_winner) button p {word-break: keep-all; overflow-wrap: normal;}
+  /* labels that fit a phone's narrow buttons ("1 × K's", "JOKER", "Bartholomew") */
+  :is(.st-key-grid_play, .st-key-grid_reveal, .st-key-grid_cheat) button p {font-size: 1.1rem !important;}
 }
 @media (hover: none) {
-  [class*="st-key-play_"] kbd, [class*="st-key-reveal_add_"] kbd, .st-key-undo kbd, .cr-choicekeys {display: none;}
+  [class*="st-key-play_"] kbd, [class*="st-key-reveal_add_"] kbd, .st-key-undo kbd, .cr-choicekeys, .cr-keysonly {
+    display: none;}
 }
 .cr-camnote {display: none; font-size: 0.95rem; font-weight: 600; color: #d93a2b;}
 [class*="st-key-play_"] button, [class*="st-key-cheat_"] button, .st-key-nocall button, .st-key-apply_verdict button,
@@ -295,8 +305,9 @@ def setup_screen(referee: Referee) -> None:
     with left:
         st.subheader("Players, in seating order")
         st.caption("Play passes from each player to the next, and from the last back to the first.")
+        rows = st.container(key="grid_seats")  # each name with its buttons in one row, on a phone too
         for i, name in enumerate(seats):
-            c1, c2, c3, c4 = st.columns([4, 1, 1, 1], vertical_alignment="center")
+            c1, c2, c3, c4 = rows.columns([4, 1, 1, 1], vertical_alignment="center")
             c1.markdown(f"**{i + 1}. {esc(name)}**")
             c2.button("", icon=":material/arrow_upward:", key=f"up_{i}", on_click=seat_action, args=("up", i),
                       disabled=i == 0, help=f"Move {name} up", width="stretch")
@@ -813,7 +824,8 @@ def call_panel(referee: Referee, game, call: dict) -> None:
     elif source != "none" and not reader_ok:
         st.info("The card reader is not installed on this machine: tap the revealed cards below.")
 
-    st.markdown("**The revealed cards** (tap each card's rank, or use the shortcut):")
+    st.markdown("**The revealed cards** (tap each card's rank<span class='cr-keysonly'>, or use the shortcut</span>):",
+                unsafe_allow_html=True)
     revealed_so_far(game, caller, claim, call)
     if _could_be_honest(game, caller, claim):
         st.button(words.honest_label(claim), key="reveal_honest", on_click=reveal_edit,
@@ -824,16 +836,17 @@ def call_panel(referee: Referee, game, call: dict) -> None:
     for i, rank in enumerate(ranks):
         if i % per_row == 0:
             cols = grid.columns(per_row)
-        cols[i % per_row].button(rank.value, key=f"reveal_add_{rank.value}", on_click=reveal_edit, args=("add", rank.value),
+        label = "Joker" if rank is Rank.JOKER else rank.value  # "JOKER" does not fit a phone's fifth of a row
+        cols[i % per_row].button(label, key=f"reveal_add_{rank.value}", on_click=reveal_edit, args=("add", rank.value),
                            width="stretch", shortcut=REVEAL_KEYS.get(rank))
     b1, b2, b3 = grid.columns(3)
-    b1.button("Back one card", key="reveal_back", on_click=reveal_edit, args=("back",))
-    b2.button("Clear", key="reveal_clear", on_click=reveal_edit, args=("clear",))
+    b1.button("Back one card", key="reveal_back", on_click=reveal_edit, args=("back",), wrap=True)
+    b2.button("Clear", key="reveal_clear", on_click=reveal_edit, args=("clear",), wrap=True)
     if call.get("original"):  # a correction: the verdict was taken back to correct it, and may be put back as it was
         first = tuple(Rank(r) for r in call["original"])
-        b3.button("Keep the first verdict", key="keep_verdict", on_click=apply_call, args=(caller, first))
+        b3.button("Keep the first verdict", key="keep_verdict", on_click=apply_call, args=(caller, first), wrap=True)
     else:
-        b3.button("Cancel the call", key="cancel_call", on_click=cancel_call)
+        b3.button("Cancel the call", key="cancel_call", on_click=cancel_call, wrap=True)
 
 
 def revealed_so_far(game, caller: str, claim, call: dict) -> None:
@@ -842,7 +855,7 @@ def revealed_so_far(game, caller: str, claim, call: dict) -> None:
     (the buttons below must not move under a finger between two taps)."""
     revealed = tuple(Rank(r) for r in call["ranks"])
     shown = " ".join(r.value for r in revealed) or "none yet"
-    short = (f" <span class='cr-sub'>({len(revealed)} of the {claim.count} claimed)</span>"
+    short = (f" <span class='cr-sub'>({len(revealed)} of the {claim.count} claimed: apply once every card laid is in)</span>"
              if 0 < len(revealed) < claim.count else "")
     st.markdown(f"<div class='cr-last'>Claimed: {esc(words.claim_text(claim))} · Revealed: <b>{esc(shown)}</b>{short}</div>",
                 unsafe_allow_html=True)
@@ -1138,10 +1151,12 @@ def table_screen(referee: Referee) -> None:
         st.caption("For a game played without tracking: one tap on the winner." +
                    (" This also ends the game in progress." if in_progress else ""))
         longest = max(len(name) for name in players)  # whole names, as on the Cheat! buttons
-        cols = st.columns(min(len(players), 6 if longest <= 10 else 4))
-        for i, name in enumerate(players):
-            cols[i % len(cols)].button(name, key=f"winner_{name}", on_click=record_winner, args=(name, players),
-                                       width="stretch", wrap=True)
+        per_row = min(len(players), 6 if longest <= 10 else 4)
+        grid = st.container(key="grid_winner")
+        for row_start in range(0, len(players), per_row):  # row by row: the seating order reads left to right
+            for col, name in zip(grid.columns(per_row), players[row_start:row_start + per_row]):
+                col.button(name, key=f"winner_{name}", on_click=record_winner, args=(name, players), width="stretch",
+                           wrap=True)
         if table.kind is TableKind.RANKED:
             st.session_state["_table_players"] = players
             places = st.multiselect("Or the places, in order (up to three)", players, max_selections=3, key="ranked_places")

@@ -7,7 +7,8 @@ import html
 from assistant import Call, Claim, FourOfAKind, NewGame, NoCall, Pass, Play, Rank, Rules, Winner
 from assistant.rules import CountRule, Order, TableKind
 
-_NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+_NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+            "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty")
 _RANK_NAMES = {Rank.ACE: "ace", Rank.JACK: "jack", Rank.QUEEN: "queen", Rank.KING: "king", Rank.JOKER: "joker"}
 
 #: Longest player name the setup accepts (it has to fit a tile readable from across the table).

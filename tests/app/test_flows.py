@@ -138,7 +138,7 @@ def test_call_with_a_lie(db):
     assert "Maya calls Cheat! on Sam" in text(at) and "claimed two 4s" in text(at)
     assert at.button(key="apply_verdict").disabled  # in its place from the start, for when the cards are in
     click(at, "reveal_add_4")
-    assert "Revealed: 4 (1 of the 2 claimed)" in text(at)  # a verdict shown now is on one card so far
+    assert "Revealed: 4 (1 of the 2 claimed: apply once every card laid is in)" in text(at)  # a verdict shown now is on one card so far
     click(at, "reveal_add_9")
     assert "of the 2 claimed" not in text(at)
     assert "If these are the cards: Lie: Sam picks up 7 cards" in text(at)
