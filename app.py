@@ -132,8 +132,11 @@ def flash(kind: str, text: str) -> None:
 
 
 def show_flashes() -> None:
-    for kind, text in st.session_state.pop("flash", []):
-        getattr(st, kind)(text)
+    """The messages, in a container drawn on every run whether or not there are any: a message that came and went
+    above the page's columns would move the live camera's element, and the browser would stop its camera."""
+    with st.container(key="flashes"):
+        for kind, text in st.session_state.pop("flash", []):
+            getattr(st, kind)(text)
 
 
 def record(event) -> bool:

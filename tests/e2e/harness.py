@@ -246,6 +246,15 @@ def play_game(work: Path, shots: Path | None) -> dict:
         box.fill("")
         box.blur()
         run.settle()
+        # a message at the top of the page ("Took back Sam's play.") must not stop the browser's camera
+        frames = lambda: len([e for e in run.trace_events() if e["kind"] == "frame"])  # noqa: E731
+        before = frames()
+        run.tap("undo")
+        run.see("Took back Sam's play")
+        run.page.wait_for_timeout(2500)
+        result["frames_after_a_message"] = frames() - before
+        run.tap("play_2")
+        run.see("Sam: two aces")
         run.shot(shots, "game.png")
         run.tap("cheat_Maya")
         run.see("Maya calls Cheat! on Sam")

@@ -61,8 +61,9 @@ def test_a_short_game_in_chromium_with_the_camera(tmp_path):
     result = harness(tmp_path, "game", "--shots", str(shots), timeout=170)
     # keys typed into a text box (U, Ctrl+Z) never undo the play
     assert result["after_typing"].startswith("Sam: two aces"), result
-    # the camera's frames reached the app over WebRTC
+    # the camera's frames reached the app over WebRTC, and kept coming after a message at the top of the page
     assert result["frames"] > 0
+    assert result["frames_after_a_message"] > 0, result
     # the call: Sam claimed two aces, the cards in view are the ace of hearts and the nine of clubs
     assert result["verdict"] == "Lie: Sam picks up 2 cards", result
     assert "Lie: Sam picks up 2 cards" in result["spoken"]
