@@ -98,6 +98,12 @@ button.cr-armed {outline: 4px solid #f5b700; outline-offset: 3px;}
   /* labels that fit a phone's narrow buttons ("1 × K's", "JOKER", "Bartholomew") */
   :is(.st-key-grid_play, .st-key-grid_reveal, .st-key-grid_cheat) button p {font-size: 1.1rem !important;}
 }
+/* On a tablet (or a narrow window) the camera goes under the game, which keeps the width it needs. */
+@media (max-width: 1000px) {
+  .st-key-split [data-testid="stHorizontalBlock"]:not(.st-key-split [data-testid="stColumn"] *) {flex-wrap: wrap !important;}
+  .st-key-split [data-testid="stHorizontalBlock"]:not(.st-key-split [data-testid="stColumn"] *) > [data-testid="stColumn"] {
+    flex: 1 1 100% !important; min-width: 100% !important; width: 100% !important;}
+}
 @media (hover: none) {
   [class*="st-key-play_"] kbd, [class*="st-key-reveal_add_"] kbd, .st-key-undo kbd, .cr-choicekeys, .cr-keysonly {
     display: none;}
@@ -1265,7 +1271,7 @@ def main() -> None:
     elif view == "Match table":
         table_screen(referee)
     elif state.game is not None and not state.game.over and st.session_state.get("camera_source") in ("live", "server"):
-        main_col, camera_col = st.columns([5, 3], gap="large")
+        main_col, camera_col = st.container(key="split").columns([5, 3], gap="large")
         with main_col:
             game_screen(referee)
         with camera_col:
