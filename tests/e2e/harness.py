@@ -675,6 +675,11 @@ def names_shown(work: Path) -> dict:
               return {name: b.innerText.replace(/\\s+/g, ' ').trim(), cut: cut};
             })""")
         run.page.screenshot(path=str(work / "names.png"))
+        # on a tablet the camera goes under the game, which keeps the width
+        run.page.set_viewport_size({"width": 820, "height": 1180})
+        run.page.wait_for_timeout(800)
+        result["tablet game width"] = run.page.evaluate(
+            "() => Math.round(document.querySelector('.cr-turn').getBoundingClientRect().width)")
         # on a phone's width the play buttons stay four to a row (Streamlit stacks columns there)
         run.page.set_viewport_size({"width": 390, "height": 844})
         run.page.wait_for_timeout(800)

@@ -124,3 +124,4 @@ def test_every_cheat_button_shows_its_players_whole_name(tmp_path):
                      "Jo": False}, result
     assert result["phone play rows"] == 1, result  # up to four cards a play: four buttons in a row, on a phone too
     assert min(result["phone game width"]) >= 300, result  # not squeezed beside the camera on a 390 px screen
+    assert result["tablet game width"] >= 450, result  # nor beside the camera and the sidebar on an 820 px tablet
