@@ -1153,7 +1153,11 @@ def table_screen(referee: Referee) -> None:
         # room for the score axis below the bars, and a full 16 px label for every player
         st.altair_chart(chart, width="stretch", height=60 + 40 * len(ranking))
 
-    players = tuple(state.game.players) if state.game is not None else tuple(st.session_state.get("seats") or table.players)
+    # the game's players; with no game (its deal undone, or none yet), those seated, then those of the table or of
+    # the last deal made
+    last_dealt = next((e.players for e in reversed(referee.sitting.log) if isinstance(e, NewGame)), ())
+    players = (tuple(state.game.players) if state.game is not None
+               else tuple(st.session_state.get("seats") or table.players or last_dealt))
     st.subheader("Record a winner")
     in_progress = state.game is not None and not state.game.over
     if players:

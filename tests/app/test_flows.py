@@ -510,3 +510,13 @@ def test_a_correction_given_up_keeps_the_first_verdict(db):
 def test_the_history_says_which_games_were_match_and_which_ranked(db):
     history = match_then_ranked_win().dataframe[1].value
     assert list(history["Table"]) == ["match", "ranked"]
+
+
+def test_the_match_table_offers_the_players_after_the_deal_is_undone(db):
+    """With the deal taken back and no game finished, the one-tap winner still lists the players dealt to (a fresh
+    page has no seats of its own in memory)."""
+    at = deal(open_app(), "Ann", "Ben", "Cat")
+    click(at, "undo")  # takes back the deal
+    again = reloaded(at)
+    again.segmented_control[0].set_value("Match table").run()
+    assert {b.key for b in again.button} >= {"winner_Ann", "winner_Ben", "winner_Cat"}
