@@ -98,6 +98,10 @@ button.cr-armed {outline: 4px solid #f5b700; outline-offset: 3px;}
   /* labels that fit a phone's narrow buttons ("1 × K's", "JOKER", "Bartholomew") */
   :is(.st-key-grid_play, .st-key-grid_reveal, .st-key-grid_cheat) button p {font-size: 1.1rem !important;}
 }
+/* The camera's column where the camera is not wanted: hidden, not removed (the browser's camera keeps running). */
+.st-key-split [data-testid="stColumn"]:has(.cr-camera-hidden) {display: none !important;}
+.st-key-split [data-testid="stHorizontalBlock"]:has(.cr-camera-hidden) > [data-testid="stColumn"] {
+  flex: 1 1 100% !important; width: 100% !important; max-width: 100% !important;}
 /* On a tablet (or a narrow window) the camera goes under the game, which keeps the width it needs. */
 @media (max-width: 1000px) {
   .st-key-split [data-testid="stHorizontalBlock"]:not(.st-key-split [data-testid="stColumn"] *) {flex-wrap: wrap !important;}
@@ -1270,22 +1274,33 @@ def main() -> None:
     st.segmented_control("Screen", SCREENS, default=view, key=f"nav_{view}", on_change=navigate, args=(f"nav_{view}",),
                          label_visibility="collapsed")
 
-    if view == "Setup":
-        setup_screen(referee)
-    elif view == "Match table":
-        table_screen(referee)
-    elif state.game is not None and not state.game.over and st.session_state.get("camera_source") in ("live", "server"):
+    source = st.session_state.get("camera_source")
+    if source in ("live", "server"):
+        # The camera is drawn on every screen, in the same place, and hidden where it is not wanted (the setup, the
+        # match table, a game won): an element taken off the page and drawn again is a new one, and the browser's
+        # camera would stop there, to be started again by hand.
+        shown = view == "Game" and state.game is not None and not state.game.over
         main_col, camera_col = st.container(key="split").columns([5, 3], gap="large")
         with main_col:
-            game_screen(referee)
+            screen(referee, view)
         with camera_col:
-            if st.session_state.get("camera_source") == "live":
+            st.html(f"<div class='cr-camera-{'shown' if shown else 'hidden'}'></div>")
+            if source == "live":
                 live_camera()
             else:
                 server_camera_view()
     else:
-        game_screen(referee)
+        screen(referee, view)
     watch_other_tabs(referee)
+
+
+def screen(referee: Referee, view: str) -> None:
+    if view == "Setup":
+        setup_screen(referee)
+    elif view == "Match table":
+        table_screen(referee)
+    else:
+        game_screen(referee)
 
 
 main()

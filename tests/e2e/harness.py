@@ -253,6 +253,20 @@ def play_game(work: Path, shots: Path | None) -> dict:
         run.see("Took back Sam's play")
         run.page.wait_for_timeout(2500)
         result["frames_after_a_message"] = frames() - before
+        # a look at the match table and back: the camera is hidden there, not removed, and keeps running
+        run.page.locator("[class*='st-key-nav_']").get_by_text("Match table").click()
+        run.settle()
+        run.see("Record a winner")
+        before = frames()
+        run.page.wait_for_timeout(2000)
+        result["frames_on_the_table"] = frames() - before
+        run.page.locator("[class*='st-key-nav_']").get_by_text("Game").click()
+        run.settle()
+        run.see("Sam's turn")
+        before = frames()
+        run.page.wait_for_timeout(2000)
+        result["frames_back_on_the_game"] = frames() - before
+        result["camera_still_on"] = run.page.frame_locator(WEBRTC_FRAME).get_by_role("button", name="STOP").count() > 0
         run.tap("play_2")
         run.see("Sam: two aces")
         run.shot(shots, "game.png")

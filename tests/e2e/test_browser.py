@@ -64,6 +64,9 @@ def test_a_short_game_in_chromium_with_the_camera(tmp_path):
     # the camera's frames reached the app over WebRTC, and kept coming after a message at the top of the page
     assert result["frames"] > 0
     assert result["frames_after_a_message"] > 0, result
+    # ... and through a look at the match table and back, without START pressed again
+    assert result["frames_on_the_table"] > 0 and result["frames_back_on_the_game"] > 0, result
+    assert result["camera_still_on"], result
     # the call: Sam claimed two aces, the cards in view are the ace of hearts and the nine of clubs
     assert result["verdict"] == "Lie: Sam picks up 2 cards", result
     assert "Lie: Sam picks up 2 cards" in result["spoken"]
