@@ -29,6 +29,8 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -225,12 +227,30 @@ def setup_two_players(run: Run, shots: Path | None, order: str | None = None) ->
     run.see("Sam's turn")
 
 
+@contextmanager
+def checked(run: Run, work: Path, result: dict) -> Iterator[None]:
+    """A mode's steps on its page: ``ok`` once they finish; else the error, and the page as it was then
+    (failure.png). The server and the browser are closed either way."""
+    try:
+        yield
+        result["ok"] = True
+    except Exception as error:
+        result["ok"] = False
+        result["error"] = f"{type(error).__name__}: {error}"
+        try:
+            run.page.screenshot(path=str(work / "failure.png"))
+        except Exception:
+            pass
+    finally:
+        run.close()
+
+
 def play_game(work: Path, shots: Path | None) -> dict:
     video = work / "flip.y4m"
     art = flip_video(video, [("A", "heart"), ("9", "club")], empty_s=1.0, cards_s=3.0)
     run = Run(work, video)
     result: dict = {"art": art, "reader": reader_available()}
-    try:
+    with checked(run, work, result):
         started = time.time()
         setup_two_players(run, shots)
         result["start_retries"] = run.start_camera()
@@ -333,16 +353,6 @@ def play_game(work: Path, shots: Path | None) -> dict:
         result["frames"] = len(frames)
         result["frames_with_cards"] = sum(1 for e in frames if e.get("cards"))
         result["seconds"] = round(time.time() - started, 1)
-        result["ok"] = True
-    except Exception as error:
-        result["ok"] = False
-        result["error"] = f"{type(error).__name__}: {error}"
-        try:
-            run.page.screenshot(path=str(work / "failure.png"))
-        except Exception:
-            pass
-    finally:
-        run.close()
     return result
 
 
@@ -606,7 +616,7 @@ def play_keys(work: Path) -> dict:
     run = Run(work, video, CHEAT_REFEREE_CAMERA="none")
     result: dict = {"ok": False}
     last = lambda: run.page.locator(".cr-last").first.text_content().strip()  # noqa: E731
-    try:
+    with checked(run, work, result):
         setup_two_players(run, None, order="Up or down")
         run.page.keyboard.press("2")
         run.settle()
@@ -645,15 +655,6 @@ def play_keys(work: Path) -> dict:
         run.page.wait_for_timeout(1000)
         run.settle()
         result["after the turn ended"] = last()
-        result["ok"] = True
-    except Exception as error:
-        result["error"] = f"{type(error).__name__}: {error}"
-        try:
-            run.page.screenshot(path=str(work / "failure.png"))
-        except Exception:
-            pass
-    finally:
-        run.close()
     return result
 
 
@@ -666,7 +667,7 @@ def names_shown(work: Path) -> dict:
     video = page_video(work)
     run = Run(work, video)
     result: dict = {"ok": False}
-    try:
+    with checked(run, work, result):
         run.page.set_viewport_size({"width": 1280, "height": 800})
         run.see("Start the sitting")
         run.tap("first_sitting_create")
@@ -692,30 +693,20 @@ def names_shown(work: Path) -> dict:
         # on a tablet the camera goes under the game, which keeps the width
         run.page.set_viewport_size({"width": 820, "height": 1180})
         run.page.wait_for_timeout(800)
-        result["tablet game width"] = run.page.evaluate(
-            "() => Math.round(document.querySelector('.cr-turn').getBoundingClientRect().width)")
+        width = "() => Math.round(document.querySelector('.cr-turn').getBoundingClientRect().width)"
+        result["tablet game width"] = run.page.evaluate(width)
         # on a phone's width the play buttons stay four to a row (Streamlit stacks columns there)
         run.page.set_viewport_size({"width": 390, "height": 844})
         run.page.wait_for_timeout(800)
         result["phone play rows"] = run.page.evaluate("""() => new Set([...document.querySelectorAll(
             '[class*="st-key-play_"] button')].map(b => Math.round(b.getBoundingClientRect().top))).size""")
         # ... while the game itself keeps the page's width (the camera goes under it, as Streamlit stacks it)
-        width = "() => Math.round(document.querySelector('.cr-turn').getBoundingClientRect().width)"
         result["phone game width"] = [run.page.evaluate(width)]
         run.key("cheat_Jo").locator("button").first.click()  # and in the call panel
         run.settle()
         run.see("calls Cheat!")
         run.page.wait_for_timeout(500)
         result["phone game width"].append(run.page.evaluate(width))
-        result["ok"] = True
-    except Exception as error:
-        result["error"] = f"{type(error).__name__}: {error}"
-        try:
-            run.page.screenshot(path=str(work / "failure.png"))
-        except Exception:
-            pass
-    finally:
-        run.close()
     return result
 
 
