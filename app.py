@@ -38,7 +38,7 @@ from assistant import (  # noqa: E402
 )
 from assistant.game import default_dealer  # noqa: E402
 from assistant.referee import Referee  # noqa: E402
-from assistant.rules import RANKED_POINTS, CountRule, Order, TableKind  # noqa: E402
+from assistant.rules import CountRule, Order, TableKind  # noqa: E402
 from assistant.storage import (DATA_SETTING, DB_SETTING, MAX_SITTING_NAME, SqliteStore, StaleSitting,  # noqa: E402
                                default_db_path)
 from ui import camera, words  # noqa: E402
@@ -206,8 +206,7 @@ def act_from_state(kind: str) -> None:
         if record(Winner(places=places, players=None if game is not None else tuple(players))):
             cancel_call()
             ss["ranked_places"] = []  # a second tap must not record the same game again
-            flash("success", "Recorded: " + " · ".join(f"{i + 1}. {p} +{points}"
-                                                       for i, (p, points) in enumerate(zip(places, RANKED_POINTS))))
+            flash("success", f"Recorded: {words.places_text(places)}")
 
 
 def current_sitting(store: SqliteStore):
@@ -698,7 +697,7 @@ def game_screen(referee: Referee) -> None:
     if game.over:
         winner = game.places[0]
         if game.rules.table is TableKind.RANKED and len(game.places) > 1:
-            places = " · ".join(f"{i + 1}. {p} +{points}" for i, (p, points) in enumerate(zip(game.places, RANKED_POINTS)))
+            places = words.places_text(game.places)
             st.markdown(f"<div class='cr-win'>🏆 {esc(winner)} wins!<div class='cr-places'>{esc(places)}</div></div>",
                         unsafe_allow_html=True)
         else:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 
 from assistant import Call, Claim, FourOfAKind, NewGame, NoCall, Pass, Play, Rank, Rules, Winner
-from assistant.rules import CountRule, Order, TableKind
+from assistant.rules import RANKED_POINTS, CountRule, Order, TableKind
 
 _NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
             "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty")
@@ -47,6 +47,11 @@ def rank_plural(rank: Rank, n: int = 2) -> str:
 def claim_text(claim: Claim) -> str:
     """'two 5s', 'one ace'."""
     return f"{number(claim.count)} {rank_plural(claim.rank, claim.count)}"
+
+
+def places_text(places: tuple[str, ...]) -> str:
+    """'1. Ann +3 · 2. Cat +2 · 3. Dan +1': ranked places with the points each earns."""
+    return " · ".join(f"{i + 1}. {p} +{points}" for i, (p, points) in enumerate(zip(places, RANKED_POINTS)))
 
 
 def honest_label(claim: Claim) -> str:
