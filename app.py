@@ -11,6 +11,7 @@ import json
 import os
 import random
 import sys
+import time
 from pathlib import Path
 
 import streamlit as st
@@ -240,22 +241,56 @@ def sidebar(store: SqliteStore, sittings, chosen) -> None:
                 start_sitting(store, name)
         st.divider()
         st.header("Sound and camera")
-        st.toggle("Speak verdicts aloud", value=True, key="speak")
+        st.toggle("Speak verdicts aloud", key=from_address("speak", True))
+        keep_in_address("speak", True)
         if st.session_state.get("speak", True):
             voice_check()
         default_source = os.environ.get("CHEAT_REFEREE_CAMERA", "live")
         if default_source not in CAMERA_SOURCES:
             default_source = "live"
-        st.session_state.setdefault("camera_source", default_source)
-        st.radio("Camera", list(CAMERA_SOURCES), format_func=CAMERA_SOURCES.get, key="camera_source")
+        st.radio("Camera", list(CAMERA_SOURCES), format_func=CAMERA_SOURCES.get,
+                 key=from_address("camera_source", default_source))
+        keep_in_address("camera_source", default_source)
         if st.session_state["camera_source"] == "server":
-            st.session_state.setdefault("server_camera", os.environ.get("CHEAT_REFEREE_SERVER_CAMERA", "0"))
-            st.text_input("Camera on the server: number, device or address", key="server_camera",
+            default_server = os.environ.get("CHEAT_REFEREE_SERVER_CAMERA", "0")
+            st.text_input("Camera on the server: number, device or address", key=from_address("server_camera", default_server),
                           help="0 is the first camera plugged into this machine; /dev/video2 names one; an address (http://...) reads a phone or network camera on this network; a video file plays in a loop")
+            keep_in_address("server_camera", default_server)
+        if st.session_state["camera_source"] != "live":
+            st.query_params.pop(ADDRESS_KEYS["live_on"], None)  # the browser's camera is not drawn: nothing to start
         problem = camera.reader_problem()
         if problem:
             st.caption(f"Card reader not available ({problem.split(': ', 1)[-1]}): the revealed cards are tapped in by hand.")
         st.caption("Privacy: pictures are read on this machine and never stored or sent anywhere.")
+
+
+#: The sidebar's settings, and whether the browser's camera was on, by their names in the page's address.
+ADDRESS_KEYS = {"speak": "speak", "camera_source": "camera", "server_camera": "server", "live_on": "live"}
+
+
+def from_address(key: str, default: str | bool) -> str:
+    """A sidebar setting's first value in a session: the one this window kept in its address, else ``default``. A
+    reload starts a new session but keeps the address, so a table that turned the voice off or chose the camera on
+    the server keeps that choice. Returns ``key``, for the widget."""
+    if key not in st.session_state:
+        kept = st.query_params.get(ADDRESS_KEYS[key])
+        if isinstance(default, bool):
+            value: str | bool = default if kept not in ("on", "off") else kept == "on"
+        elif key == "camera_source":
+            value = kept if kept in CAMERA_SOURCES else default
+        else:
+            value = kept if kept else default
+        st.session_state[key] = value
+    return key
+
+
+def keep_in_address(key: str, default: str | bool) -> None:
+    """Write a setting into the page's address, where it differs from ``default`` (an address stays short)."""
+    value = st.session_state.get(key, default)
+    if value == default:
+        st.query_params.pop(ADDRESS_KEYS[key], None)
+    else:
+        st.query_params[ADDRESS_KEYS[key]] = ("on" if value else "off") if isinstance(value, bool) else str(value)
 
 
 def start_sitting(store: SqliteStore, name: str) -> None:
@@ -1066,7 +1101,8 @@ def live_camera() -> None:
     with st.container(border=True):
         st.markdown("**Camera**")
         st.caption("Place the camera above the middle of the table; turn the called cards face up in view.")
-        webrtc_streamer(
+        resuming = camera_resuming()
+        ctx = webrtc_streamer(
             key="camera",
             mode=WebRtcMode.SENDRECV,
             rtc_configuration={"iceServers": []},
@@ -1074,7 +1110,63 @@ def live_camera() -> None:
             video_frame_callback=on_frame,
             async_processing=True,
         )
+        note_camera_state(ctx.state.playing, ctx.state.signalling, resuming)
         camera_check(start=", then press START")
+        if resuming:
+            press_start_once()
+
+
+#: How long a reloaded page tries to start the browser's camera by itself, and keeps the address saying it is on.
+RESUME_FOR = 12.0
+
+
+def camera_resuming() -> bool:
+    """Whether the browser's camera is to start by itself: the page's address says it was on when the page was last
+    drawn (a reload ends it; the table did not stop it), and this session began under :data:`RESUME_FOR` seconds
+    ago. Within that time the address keeps saying so, though the camera is not on yet: a second reload resumes
+    it too."""
+    ss = st.session_state
+    if "_resume_since" not in ss:
+        ss["_resume_since"] = time.monotonic() if st.query_params.get(ADDRESS_KEYS["live_on"]) == "on" else None
+    since = ss["_resume_since"]
+    return since is not None and time.monotonic() - since < RESUME_FOR
+
+
+def note_camera_state(playing: bool, signalling: bool, resuming: bool) -> None:
+    """Keep in the page's address whether the browser's camera is on: on once it plays, off once the table stops
+    it (not while it starts, nor while a reloaded page is still starting it)."""
+    if playing:
+        st.query_params[ADDRESS_KEYS["live_on"]] = "on"
+        st.session_state["_resume_since"] = None
+    elif not resuming and not signalling:
+        st.query_params.pop(ADDRESS_KEYS["live_on"], None)
+        st.session_state["_resume_since"] = None
+
+
+def press_start_once() -> None:
+    """Press the camera's START for the table, once in this page's life, as soon as it shows. The component's own
+    way to start from Python (``desired_playing_state``) starts it again on every run that redraws it before it
+    has begun, and the second offer left the connection failing after a reload (seen in Chromium); a press is
+    the path a player's tap takes. Where the camera cannot start, its START and the browser's error stay."""
+    st.html(
+        f"""<div class="cr-resume" style="display:none"></div>
+<script>
+(function() {{
+  if (window.__cheatResumed) return;
+  window.__cheatResumed = true;
+  const until = Date.now() + {int(RESUME_FOR * 1000)};
+  const press = () => {{
+    const frame = document.querySelector('iframe[title="streamlit_webrtc.component.webrtc_streamer"]');
+    const doc = frame && frame.contentDocument;
+    const start = doc && Array.from(doc.querySelectorAll("button")).find(b => b.textContent.trim().toLowerCase() === "start");
+    if (start && !start.disabled) return start.click();
+    if (Date.now() < until) setTimeout(press, 200);
+  }};
+  press();
+}})();
+</script>""",
+        unsafe_allow_javascript=True,
+    )
 
 
 CAMERA_NOTES = {

@@ -416,6 +416,29 @@ def test_a_reload_during_a_call_keeps_the_call_open(db):
     assert "calls Cheat!" not in text(stale) and "Maya's turn" in text(stale)
 
 
+
+def test_a_reload_keeps_the_sidebar_settings(db):
+    at = open_app()
+    at.toggle(key="speak").set_value(False).run()
+    at.radio(key="camera_source").set_value("upload").run()
+    assert not at.exception, at.exception
+    # the session is gone after a reload; the voice stays off and the camera stays the photo upload
+    again = reloaded(at)
+    assert again.toggle(key="speak").value is False
+    assert again.radio(key="camera_source").value == "upload"
+    # back to the defaults: the address no longer names them, and a reload gives the defaults again
+    again.toggle(key="speak").set_value(True).run()
+    again.radio(key="camera_source").set_value("none").run()
+    assert "speak" not in again.query_params and "camera" not in again.query_params
+    assert reloaded(again).toggle(key="speak").value is True
+
+
+def test_an_address_with_a_camera_the_app_does_not_know_gives_the_default(db):
+    at = open_app({"camera": "bogus", "speak": "maybe"})
+    assert at.radio(key="camera_source").value == "none"  # the tests' default (CHEAT_REFEREE_CAMERA)
+    assert at.toggle(key="speak").value is True
+
+
 # --- what Undo and a correction take back ---------------------------------------------------------
 
 

@@ -275,14 +275,47 @@ def test_two_windows_calling_at_once_do_not_restart_each_others_reading(db, monk
     assert [(c.caller, sorted(r.value for r in c.revealed)) for c in _calls(db)] == [("Lee", ["9", "A"])]
 
 
+def fake_webrtc(monkeypatch, state: dict | None = None) -> None:
+    """The browser's camera chosen, and a WebRTC component that draws nothing (AppTest cannot run the real one) and
+    reports ``state`` (playing, signalling) as the browser's would."""
+    state = state if state is not None else {"playing": False, "signalling": False}
+    webrtc = types.ModuleType("streamlit_webrtc")
+    webrtc.WebRtcMode = enum.Enum("WebRtcMode", "SENDRECV")
+    webrtc.webrtc_streamer = lambda **settings: types.SimpleNamespace(state=types.SimpleNamespace(**state))
+    monkeypatch.setitem(sys.modules, "streamlit_webrtc", webrtc)
+    monkeypatch.setenv("CHEAT_REFEREE_CAMERA", "live")
+
+
+def test_a_reload_presses_start_again_only_where_the_camera_was_on(db, monkeypatch):
+    """A reload ends the browser's camera. Where it was playing, the page's address says so and the reloaded page
+    presses START by itself; where the table stopped it, the address forgets it and nothing is pressed."""
+    state = {"playing": True, "signalling": False}
+    fake_webrtc(monkeypatch, state)
+    at = deal(open_app(), "Sam", "Maya")
+    assert at.query_params["live"] == "on" and not _presses_start(at)
+    state["playing"] = False  # the reload ended it
+    again = reloaded(at)
+    assert _presses_start(again)
+    assert again.query_params["live"] == "on"  # still starting: a second reload would start it too
+    again.session_state["_resume_since"] -= 60  # the resume's time is over, the camera never played
+    again.run()
+    assert "live" not in again.query_params and not _presses_start(again)
+    # stopped by the table: the address forgets it, and a reload leaves the camera off
+    state["playing"] = True
+    playing = reloaded(at)
+    state["playing"] = False
+    playing.run()
+    assert "live" not in playing.query_params and not _presses_start(reloaded(playing))
+
+
+def _presses_start(at) -> bool:
+    return any("cr-resume" in h.proto.body for h in at.get("html"))
+
+
 def test_a_call_reopened_by_a_reload_is_read_by_the_live_camera(db, monkeypatch):
     """A reload during a call opens the call again from the address; the browser's camera must read it, not sit
     idle beside it."""
-    webrtc = types.ModuleType("streamlit_webrtc")  # AppTest cannot run the WebRTC component: one that draws nothing
-    webrtc.WebRtcMode = enum.Enum("WebRtcMode", "SENDRECV")
-    webrtc.webrtc_streamer = lambda **settings: None
-    monkeypatch.setitem(sys.modules, "streamlit_webrtc", webrtc)
-    monkeypatch.setenv("CHEAT_REFEREE_CAMERA", "live")
+    fake_webrtc(monkeypatch)
     scripted_reader(monkeypatch, [(Rank.ACE, Rank.NINE)] * camera.WINDOW)
     at = deal(open_app(), "Sam", "Maya")
     click(at, "play_2")

@@ -287,6 +287,30 @@ def play_game(work: Path, shots: Path | None) -> dict:
         run.page.wait_for_timeout(2000)
         result["frames_back_on_the_game"] = frames() - before
         result["camera_still_on"] = run.page.frame_locator(WEBRTC_FRAME).get_by_role("button", name="STOP").count() > 0
+        # a reload ends the page's camera: the app starts it again by itself, as the table left it ...
+        camera = run.page.frame_locator(WEBRTC_FRAME)
+        run.page.reload()
+        run.page.evaluate(VERDICT_WATCH)
+        run.see("Sam's turn")
+        camera.get_by_role("button", name="STOP").wait_for(timeout=30_000)
+        run.page.wait_for_timeout(1000)  # frames the page sent before it went are in by now
+        before = frames()
+        run.page.wait_for_timeout(2500)
+        result["frames_after_a_reload"] = frames() - before
+        # ... and stopped, it stays stopped through a reload
+        camera.get_by_role("button", name="STOP").click()
+        camera.get_by_role("button", name="START").wait_for(timeout=15_000)
+        # the app has noted the camera off in the page's address (a reload within that moment would start it again)
+        run.page.wait_for_function("() => !location.search.includes('live=on')", timeout=10_000)
+        run.page.reload()
+        run.page.evaluate(VERDICT_WATCH)
+        run.see("Sam's turn")
+        run.page.wait_for_timeout(1000)
+        before = frames()
+        run.page.wait_for_timeout(3000)
+        result["frames_after_stop_and_reload"] = frames() - before
+        result["start_after_stop_and_reload"] = camera.get_by_role("button", name="START").count()
+        result["start_retries"] += run.start_camera()
         run.tap("play_2")
         run.see("Sam: two aces")
         run.shot(shots, "game.png")

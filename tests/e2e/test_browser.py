@@ -67,6 +67,9 @@ def test_a_short_game_in_chromium_with_the_camera(tmp_path):
     # ... and through a look at the match table and back, without START pressed again
     assert result["frames_on_the_table"] > 0 and result["frames_back_on_the_game"] > 0, result
     assert result["camera_still_on"], result
+    # a reload starts the camera again by itself (its STOP shows, its frames come); once stopped, it stays stopped
+    assert result["frames_after_a_reload"] > 0, result
+    assert result["frames_after_stop_and_reload"] == 0 and result["start_after_stop_and_reload"] == 1, result
     # the call: Sam claimed two aces, the cards in view are the ace of hearts and the nine of clubs
     assert result["verdict"] == "Lie: Sam picks up 2 cards", result
     assert "Lie: Sam picks up 2 cards" in result["spoken"]
