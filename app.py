@@ -217,8 +217,19 @@ def current_sitting(store: SqliteStore):
     chosen = None
     if wanted is not None:
         chosen = next((s for s in sittings if str(s.id) == str(wanted)), None)
+        if chosen is None:
+            # a page left open on a database that has since gone (deleted, moved, another setting): say so, not
+            # only show another sitting or an empty start
+            flash("warning", f"The sitting this page showed (number {wanted}) is not in the database {store.path}"
+                  + (", which the referee has just started anew: if its file was moved or deleted, stop the referee, "
+                     "put the file back, and start it again." if store.created else "."))
     if chosen is None and sittings:
         chosen = sittings[-1]
+    if wanted is not None and (chosen is None or str(chosen.id) != str(wanted)):
+        if chosen is None:
+            st.query_params.pop("sitting", None)
+        else:
+            st.query_params["sitting"] = str(chosen.id)
     return sittings, chosen
 
 
@@ -1326,10 +1337,15 @@ def main() -> None:
         store = open_store()
     except StorageError as error:
         st.error(f"The referee cannot open its database: {error}")
+        if "locked" in str(error):
+            st.info("Another program is using the database file: close it, then reload this page.")
+            st.stop()
         st.info(f"The database is the file named by {DB_SETTING} (or referee.sqlite3 in the folder named by "
                 f"{DATA_SETTING}; without either, {default_db_path(ignore_settings=True)}). Point the setting at a "
                 "file in a folder you can write to, or remove it, and start the referee again with ./run.sh.")
         st.stop()
+    if store.created:
+        flash("info", f"A new database was started at {store.path}: every game of this table is kept there.")
     try:
         sittings, chosen = current_sitting(store)
     except StorageError as error:

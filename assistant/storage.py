@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -90,39 +91,142 @@ CREATE TABLE IF NOT EXISTS games (
 """
 
 
+#: The referee's mark in a SQLite file's header (``PRAGMA application_id``, "CHRF"), and the version of its tables
+#: (``PRAGMA user_version``): a file that carries neither and holds tables of its own is another program's.
+APPLICATION_ID = 0x43485246
+SCHEMA_VERSION = 1
+_COLUMNS = {
+    "sittings": ("id", "name", "created"),
+    "events": ("sitting_id", "seq", "body", "recorded"),
+    "games": ("sitting_id", "number", "kind", "players", "places", "tracked"),
+}
+
+
 class SqliteStore:
-    """Sittings in one SQLite file, written with full sync so an acknowledged event survives a crash."""
+    """Sittings in one SQLite file, written with full sync so an acknowledged event survives a crash.
+
+    ``created`` says whether opening it made a new, empty database (a first start, or a file that has gone)."""
 
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
         self.path = Path(path) if path is not None else default_db_path()
-        blocking = next((p for p in (self.path.parent, *self.path.parent.parents) if p.exists()), None)
-        if blocking is not None and not blocking.is_dir():
-            raise StorageError(f"cannot open the database {self.path}: {blocking} is a file, not a folder")
-        if self.path.is_dir():
-            raise StorageError(f"cannot open the database {self.path}: it is a folder; name a file in it instead")
+        self._db: sqlite3.Connection | None = None
+        self._identity: tuple[int, int] | None = None  # the file's device and inode, once it is open
         try:
+            blocking = next((p for p in (self.path.parent, *self.path.parent.parents) if p.exists()), None)
+            if blocking is not None and not blocking.is_dir():
+                raise StorageError(f"cannot open the database {self.path}: {blocking} is a file, not a folder")
+            if self.path.is_dir():
+                raise StorageError(f"cannot open the database {self.path}: it is a folder; name a file in it instead")
+            self.created = not self.path.exists()
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.path, isolation_level=None, timeout=10, check_same_thread=False)
-            self._refuse_another_programs_database()
-            self._db.execute("PRAGMA journal_mode=WAL")
+            self._claim()
+            self._use_wal()
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.execute("PRAGMA foreign_keys=ON")
-            self._db.executescript(_SCHEMA)
+            stat = self.path.stat()
+            self._identity = (stat.st_dev, stat.st_ino)
         except OSError as error:  # "[Errno 2] ..." read as the code's, not the table's: said in words
-            raise StorageError(f"cannot open the database {self.path}: {error.strerror.lower()} "
+            self._close_quietly()
+            raise StorageError(f"cannot open the database {self.path}: {(error.strerror or str(error)).lower()} "
                                f"({error.filename or self.path})") from None
         except sqlite3.Error as error:
-            raise StorageError(f"cannot open the database {self.path}: {error}") from None
+            self._close_quietly()
+            raise StorageError(f"cannot open the database {self.path}: {_in_words(error, self.path)}") from None
+        except StorageError:
+            self._close_quietly()
+            raise
 
-    def _refuse_another_programs_database(self) -> None:
-        """A setting pointed at some other program's SQLite file must not add tables to it or switch its journal:
-        the referee's own database has no tables but its three."""
-        tables = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        foreign = sorted(tables - {"sittings", "events", "games"})
-        if foreign:
+    def _close_quietly(self) -> None:
+        if self._db is not None:
             self._db.close()
-            raise StorageError(f"cannot open the database {self.path}: it belongs to another program (it holds the "
-                               f"table {foreign[0]!r}), and the referee will not change it; name another file")
+
+    def _kind(self) -> tuple[str, str]:
+        """What the file is, and for another program's file what says so: "new" (nothing in it), "ours" (the
+        referee's mark, or the referee's tables as they were before it carried one), "newer" (the referee's, from
+        a later version) or "foreign"."""
+        app_id = self._db.execute("PRAGMA application_id").fetchone()[0]
+        version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        if app_id == APPLICATION_ID:
+            return ("newer" if version > SCHEMA_VERSION else "ours"), ""
+        if app_id != 0 or version != 0:
+            return "foreign", "its header carries another program's mark"
+        objects = [row for row in self._db.execute("SELECT type, name FROM sqlite_master ORDER BY name")
+                   if not row[1].startswith("sqlite_")]
+        if not objects:
+            return "new", ""
+        for kind, name in objects:
+            if kind != "table" or name not in _COLUMNS:
+                return "foreign", f"it holds the {kind} {name!r}"
+            if tuple(row[1] for row in self._db.execute(f"PRAGMA table_info({name})")) != _COLUMNS[name]:
+                return "foreign", f"its table {name!r} has other columns than the referee's"
+        return "ours", ""
+
+    def _claim(self) -> None:
+        """Refuse a file that is not the referee's before anything is written to it (a setting pointed at another
+        program's SQLite file must not get tables added or its journal switched); make the tables in a new one,
+        marked as the referee's. The check is made again inside the write: two referees starting on one new file
+        at once make the tables once."""
+        self._db.execute("BEGIN")  # one snapshot: another referee may be making the tables meanwhile
+        try:
+            kind, why = self._kind()
+            complete = self._has_all_tables()
+        finally:
+            self._db.execute("COMMIT")
+        if kind == "ours" and complete:
+            return
+        self._refuse(kind, why)
+        with self._transaction() as db:
+            kind, why = self._kind()
+            self._refuse(kind, why)
+            for statement in _SCHEMA.split(";"):  # executescript would end the transaction first
+                if statement.strip():
+                    db.execute(statement)
+            if kind == "new":
+                db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+                db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def _has_all_tables(self) -> bool:
+        names = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        return set(_COLUMNS) <= names
+
+    def _refuse(self, kind: str, why: str) -> None:
+        if kind == "foreign":
+            raise StorageError(f"cannot open the database {self.path}: it belongs to another program ({why}), and "
+                               "the referee will not change it; name another file")
+        if kind == "newer":
+            raise StorageError(f"cannot open the database {self.path}: a newer version of the referee wrote it; "
+                               "update the referee to open it (this version would not read it right)")
+
+    def _use_wal(self) -> None:
+        """Write-ahead logging, so that a reader never waits for a writer. Switching to it answers "locked" at
+        once, without SQLite's wait, while another referee opens the same new file: tried again for a while."""
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                self._db.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as error:
+                if "locked" not in str(error) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+
+    def _still_there(self) -> None:
+        """Refuse to go on with a file that was deleted or replaced under the open connection: SQLite would go on
+        writing into the deleted file, to be lost when the referee stops, or over the file put in its place."""
+        if self._identity is None:
+            return
+        try:
+            stat = self.path.stat()
+        except FileNotFoundError:
+            raise StorageError(f"the database {self.path} was deleted while the referee was running, so nothing more "
+                               "can be kept in it: put the file back, or start the referee again to begin a new "
+                               "one") from None
+        except OSError as error:
+            raise StorageError(f"cannot reach the database {self.path}: {(error.strerror or str(error)).lower()}") from None
+        if (stat.st_dev, stat.st_ino) != self._identity:
+            raise StorageError(f"the database {self.path} was replaced by another file while the referee was "
+                               "running: start the referee again to open the file now there")
 
     def close(self) -> None:
         self._db.close()
@@ -187,12 +291,14 @@ class SqliteStore:
                 _write_rows(db, sitting_id, rows)
 
     def _read(self, sql: str, params: tuple = ()) -> list[tuple]:
+        self._still_there()
         try:
             return self._db.execute(sql, params).fetchall()
         except sqlite3.Error as error:
-            raise StorageError(f"cannot read the database {self.path}: {error}") from None
+            raise StorageError(f"cannot read the database {self.path}: {_in_words(error, self.path)}") from None
 
     def _transaction(self) -> "_Transaction":
+        self._still_there()
         return _Transaction(self._db, self.path)
 
 
@@ -206,24 +312,37 @@ class _Transaction:
         try:
             self._db.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as error:
-            raise StorageError(f"cannot write to the database {self._path}: {error}") from None
+            raise StorageError(f"cannot write to the database {self._path}: {_in_words(error, self._path)}") from None
         return self._db
 
     def __exit__(self, kind, error, trace) -> bool:
         if kind is None:
             try:
                 self._db.execute("COMMIT")
-                return False
             except sqlite3.Error as commit_error:
                 error = commit_error
+            else:
+                self._empty_the_journal()
+                return False
         if self._db.in_transaction:  # SQLite has already rolled back after some errors, a full disk among them
             try:
                 self._db.execute("ROLLBACK")
             except sqlite3.Error:
                 pass  # the error that brought us here is the one to report
         if isinstance(error, sqlite3.Error):
-            raise StorageError(f"cannot write to the database {self._path}: {error}") from None
+            raise StorageError(f"cannot write to the database {self._path}: {_in_words(error, self._path)}") from None
         return False
+
+
+    def _empty_the_journal(self) -> None:
+        """Copy the committed pages into the database file and empty the journal beside it (``-wal``). SQLite reads
+        a journal left beside a path into whatever file is there next: a backup copied over the database, or the
+        new file made where it was deleted, would take in this one's last events. Best effort: the events are
+        already safe in the journal, and a reader in another window may hold it for the moment."""
+        try:
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except sqlite3.Error:
+            pass
 
 
 def _write_rows(db: sqlite3.Connection, sitting_id: int, rows: Sequence[GameResult]) -> None:
@@ -233,6 +352,17 @@ def _write_rows(db: sqlite3.Connection, sitting_id: int, rows: Sequence[GameResu
         [(sitting_id, r.number, r.kind.value, json.dumps(r.players), json.dumps(r.places), int(r.tracked))
          for r in rows],
     )
+
+
+def _in_words(error: sqlite3.Error, path: Path) -> str:
+    """SQLite's message, and what it means here where it does not say: a "readonly database" is the file or its
+    folder (where the journal is kept beside it, ``-wal`` and ``-shm``) that may not be written."""
+    text = str(error)
+    if "readonly" in text and path.exists() and not os.access(path, os.W_OK):
+        return f"{text} (the file is read-only: the games in it can be shown, not added to)"
+    if "readonly" in text and not os.access(path.parent, os.W_OK):
+        return f"{text} (the folder {path.parent} is read-only, and the database keeps its journal beside it)"
+    return text
 
 
 def _now() -> str:

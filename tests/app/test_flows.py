@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
@@ -396,6 +397,24 @@ def test_a_database_that_cannot_be_opened_is_reported(tmp_path, monkeypatch):
     monkeypatch.setenv("CHEAT_REFEREE_CAMERA", "none")
     at = open_app()
     assert any("cannot open its database" in e and str(folder) in e for e in errors(at))
+
+
+def test_a_database_deleted_under_the_app_is_said_and_the_tap_is_not_acknowledged(db):
+    first = open_app()
+    assert f"A new database was started at {db}" in " ".join(m.value for m in first.info)
+    at = deal(first, "Sam", "Maya")
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{db}{suffix}").unlink(missing_ok=True)
+    at.button(key="play_2").click().run()
+    said = " ".join(errors(at) + [m.value for m in at.info])
+    # the tap went to the deleted file's connection: refused and said, not acknowledged as a play
+    assert "was deleted while the referee was running" in said and "Sam: two aces" not in text(at), said
+    # the page's run after it opened a new, empty database there: said, with the way back
+    assert f"A new database was started at {db}" in said, said
+    assert "The sitting this page showed (number 1) is not in the database" in said and "put the file back" in said
+    # said once: the address no longer names the sitting that has gone
+    at.run()
+    assert "is not in the database" not in " ".join(errors(at)) and "sitting" not in at.query_params
 
 
 def test_a_reload_during_a_call_keeps_the_call_open(db):

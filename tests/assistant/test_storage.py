@@ -303,3 +303,119 @@ def test_killing_a_writer_at_a_random_moment_loses_no_acknowledged_event(tmp_pat
     reopened = Referee(store, info.id)  # replays every stored event: nothing corrupt, nothing illegal
     assert len(reopened.sitting.log) == info.events
     assert sqlite3.connect(path).execute("PRAGMA integrity_check").fetchone() == ("ok",)
+
+
+def _sqlite_file(path: Path, *statements: str) -> bytes:
+    """Another program's SQLite file, made with ``statements``; its bytes, to compare after."""
+    other = sqlite3.connect(path)
+    for statement in statements:
+        other.execute(statement)
+    other.commit()
+    other.close()
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize("statements, why", [
+    (["CREATE TABLE events (id INTEGER PRIMARY KEY, title TEXT, starts TEXT)"], "its table 'events' has other columns"),
+    (["CREATE TABLE games (name TEXT, players INTEGER)"], "its table 'games' has other columns"),
+    (["CREATE TABLE t (x)", "CREATE VIEW sittings AS SELECT x FROM t", "DROP TABLE t"], "it holds the view 'sittings'"),
+    (["PRAGMA application_id = 1234", "CREATE TABLE sittings (id INTEGER PRIMARY KEY, name TEXT NOT NULL, "
+      "created TEXT NOT NULL)"], "its header carries another program's mark"),
+])
+def test_another_programs_file_with_the_referees_table_names_is_refused_and_left_as_it_was(tmp_path, statements, why):
+    """A calendar's "events" or a board-game log's "games" is not the referee's table: the file must not be switched
+    to WAL, get tables added, and then fail on a column."""
+    path = tmp_path / "calendar.sqlite3"
+    before = _sqlite_file(path, *statements)
+    with pytest.raises(StorageError, match=f"belongs to another program \\({why}"):
+        SqliteStore(path)
+    assert path.read_bytes() == before and not Path(f"{path}-wal").exists()
+
+
+def test_a_new_database_carries_the_referees_mark_and_an_older_unmarked_one_still_opens(tmp_path):
+    new = SqliteStore(tmp_path / "new.sqlite3")
+    assert new.created
+    raw = sqlite3.connect(tmp_path / "new.sqlite3")
+    assert raw.execute("PRAGMA application_id").fetchone()[0] == 0x43485246
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == 1
+    # a database from before the mark: the referee's three tables with their columns, its sittings kept
+    old = tmp_path / "old.sqlite3"
+    schema = [f"CREATE TABLE {name} ({', '.join(columns)})" for name, columns in {
+        "sittings": ("id INTEGER PRIMARY KEY", "name TEXT NOT NULL", "created TEXT NOT NULL"),
+        "events": ("sitting_id", "seq", "body", "recorded"),
+        "games": ("sitting_id", "number", "kind", "players", "places", "tracked")}.items()]
+    _sqlite_file(old, *schema, "INSERT INTO sittings (name, created) VALUES ('Friday', '2026-11-27T20:00:00+00:00')")
+    reopened = SqliteStore(old)
+    assert not reopened.created and [s.name for s in reopened.sittings()] == ["Friday"]
+
+
+def test_a_database_from_a_newer_referee_is_refused(tmp_path):
+    path = tmp_path / "r.sqlite3"
+    SqliteStore(path).close()
+    raw = sqlite3.connect(path)
+    raw.execute("PRAGMA user_version = 2")
+    raw.close()
+    with pytest.raises(StorageError, match="a newer version of the referee wrote it"):
+        SqliteStore(path)
+
+
+def test_a_path_the_system_refuses_to_look_at_is_a_storage_error(tmp_path):
+    # a name longer than the file system takes: an OSError from the first look at the path, said in words
+    with pytest.raises(StorageError, match="cannot open the database .*: file name too long"):
+        SqliteStore(tmp_path / ("x" * 300) / "r.sqlite3")
+
+
+def test_a_database_deleted_while_open_refuses_the_next_event_instead_of_losing_it(tmp_path):
+    """SQLite goes on writing into a deleted file through an open connection: every tap would be acknowledged, and
+    all of them lost when the referee stops."""
+    path = tmp_path / "r.sqlite3"
+    referee = Referee.new(SqliteStore(path), "Friday")
+    referee.record(NewGame(PLAYERS))
+    for name in ("r.sqlite3", "r.sqlite3-wal", "r.sqlite3-shm"):
+        (tmp_path / name).unlink(missing_ok=True)
+    before = referee.state
+    with pytest.raises(StorageError, match="was deleted while the referee was running"):
+        referee.record(Undo())
+    assert referee.state is before
+    # a new database opened there says it is new: the app tells the table, which can still put the file back
+    assert SqliteStore(path).created
+
+
+def test_a_database_replaced_while_open_is_not_written_over(tmp_path):
+    path = tmp_path / "r.sqlite3"
+    referee = Referee.new(SqliteStore(path), "Friday")
+    other = tmp_path / "backup.sqlite3"
+    Referee.new(SqliteStore(other), "Saturday").store.close()
+    os.replace(other, path)
+    with pytest.raises(StorageError, match="was replaced by another file while the referee was running"):
+        referee.record(NewGame(PLAYERS))
+    assert [s.name for s in SqliteStore(path).sittings()] == ["Saturday"]
+
+
+def _open_at_once(path: str, go, results) -> None:
+    go.wait()
+    try:
+        SqliteStore(path).close()
+        results.put("ok")
+    except StorageError as error:
+        results.put(str(error))
+
+
+def test_referees_starting_together_on_a_new_file_all_open_it(tmp_path):
+    """Switching a new file to WAL answers "locked" at once while another process does the same; two servers
+    started together (or a server and the command line) must both open it."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    for trial in range(6):
+        path = str(tmp_path / f"r{trial}.sqlite3")
+        go, results = context.Event(), context.Queue()
+        workers = [context.Process(target=_open_at_once, args=(path, go, results)) for _ in range(4)]
+        for worker in workers:
+            worker.start()
+        go.set()
+        answers = [results.get(timeout=30) for _ in workers]
+        for worker in workers:
+            worker.join(10)
+        assert answers == ["ok"] * 4, answers
+        assert SqliteStore(path).sittings() == []
