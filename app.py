@@ -1127,8 +1127,9 @@ def live_camera() -> None:
             press_start_once()
 
 
-#: How long a reloaded page tries to start the browser's camera by itself, and keeps the address saying it is on.
-RESUME_FOR = 12.0
+#: How long a reloaded page tries to start the browser's camera by itself, and keeps the address saying it is on:
+#: after a server's restart the page's old connection takes up to about 15 s to be given up (its START comes back).
+RESUME_FOR = 30.0
 
 
 def camera_resuming() -> bool:
@@ -1155,7 +1156,8 @@ def note_camera_state(playing: bool, signalling: bool, resuming: bool) -> None:
 
 
 def press_start_once() -> None:
-    """Press the camera's START for the table, once in this page's life, as soon as it shows. The component's own
+    """Press the camera's START for the table, once in this page's life, as soon as it shows (after a reload, or a
+    server's restart under the open page), unless a player taps in the camera's box first. The component's own
     way to start from Python (``desired_playing_state``) starts it again on every run that redraws it before it
     has begun, and the second offer left the connection failing after a reload (seen in Chromium); a press is
     the path a player's tap takes. Where the camera cannot start, its START and the browser's error stay."""
@@ -1166,10 +1168,16 @@ def press_start_once() -> None:
   if (window.__cheatResumed) return;
   window.__cheatResumed = true;
   const until = Date.now() + {int(RESUME_FOR * 1000)};
+  let tapped = false;  // a player's own tap in the camera's box (STOP, a device) ends the wait: theirs decides
   const press = () => {{
     const frame = document.querySelector('iframe[title="streamlit_webrtc.component.webrtc_streamer"]');
     const doc = frame && frame.contentDocument;
+    if (doc && !doc.__cheatWatched) {{
+      doc.__cheatWatched = true;
+      doc.addEventListener("click", e => {{ if (e.isTrusted) tapped = true; }}, true);
+    }}
     const start = doc && Array.from(doc.querySelectorAll("button")).find(b => b.textContent.trim().toLowerCase() === "start");
+    if (tapped) return;
     if (start && !start.disabled) return start.click();
     if (Date.now() < until) setTimeout(press, 200);
   }};

@@ -84,14 +84,12 @@ class Run:
         self.work = work
         self.trace = work / "trace.jsonl"
         self.port = free_port()
-        env = dict(os.environ, CHEAT_REFEREE_DB=str(work / "referee.sqlite3"), CHEAT_REFEREE_CAMERA="live",
-                   CHEAT_REFEREE_TRACE=str(self.trace), PYTHONUNBUFFERED="1")
-        env.update(settings)
-        env.pop("CHEAT_REFEREE_DATA", None)
+        self.env = dict(os.environ, CHEAT_REFEREE_DB=str(work / "referee.sqlite3"), CHEAT_REFEREE_CAMERA="live",
+                        CHEAT_REFEREE_TRACE=str(self.trace), PYTHONUNBUFFERED="1")
+        self.env.update(settings)
+        self.env.pop("CHEAT_REFEREE_DATA", None)
         self.log = open(work / "server.log", "w")
-        self.server = subprocess.Popen([sys.executable, str(ROOT / "tests/e2e/serve.py"), str(self.port)],
-                                       cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT)
-        wait_health(self.port, self.server)
+        self.serve()
         from playwright.sync_api import sync_playwright
 
         self.pw = sync_playwright().start()
@@ -107,6 +105,17 @@ class Run:
         self.page.set_default_timeout(30_000)
         self.page.goto(f"http://127.0.0.1:{self.port}/")
         self.page.evaluate(VERDICT_WATCH)
+
+    def serve(self) -> None:
+        """Start the app server on this run's port (again, after :meth:`crash`)."""
+        self.server = subprocess.Popen([sys.executable, str(ROOT / "tests/e2e/serve.py"), str(self.port)],
+                                       cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT)
+        wait_health(self.port, self.server)
+
+    def crash(self) -> None:
+        """The app server killed at once, as a crash or a power cut would end it; the page stays open."""
+        self.server.kill()
+        self.server.wait(10)
 
     def close(self) -> None:
         for step in (self.browser.close, self.pw.stop):
@@ -311,6 +320,17 @@ def play_game(work: Path, shots: Path | None) -> dict:
         result["frames_after_stop_and_reload"] = frames() - before
         result["start_after_stop_and_reload"] = camera.get_by_role("button", name="START").count()
         result["start_retries"] += run.start_camera()
+        # the server crashes and is started again (once the app has noted the camera on): the open page reconnects,
+        # and its camera starts by itself
+        run.page.wait_for_function("() => location.search.includes('live=on')", timeout=10_000)
+        run.crash()
+        run.page.wait_for_timeout(2000)
+        run.serve()
+        before, deadline = frames(), time.time() + 30
+        while frames() == before and time.time() < deadline:
+            run.page.wait_for_timeout(250)
+        result["frames_after_a_restart"] = frames() - before
+        run.see("Sam's turn")
         run.tap("play_2")
         run.see("Sam: two aces")
         run.shot(shots, "game.png")

@@ -70,6 +70,8 @@ def test_a_short_game_in_chromium_with_the_camera(tmp_path):
     # a reload starts the camera again by itself (its STOP shows, its frames come); once stopped, it stays stopped
     assert result["frames_after_a_reload"] > 0, result
     assert result["frames_after_stop_and_reload"] == 0 and result["start_after_stop_and_reload"] == 1, result
+    # ... and a crashed server, started again, finds the open page's camera on again without a tap
+    assert result["frames_after_a_restart"] > 0, result
     # the call: Sam claimed two aces, the cards in view are the ace of hearts and the nine of clubs
     assert result["verdict"] == "Lie: Sam picks up 2 cards", result
     assert "Lie: Sam picks up 2 cards" in result["spoken"]
