@@ -129,7 +129,7 @@ def from_dict(raw: Any) -> Event:
     name = raw.get("event")
     if name is None:
         raise BadEvent("missing field 'event'")
-    if name not in _KINDS:
+    if not isinstance(name, str) or name not in _KINDS:  # a list or an object cannot even be looked up
         raise BadEvent(f"unknown event {name!r}")
     kind = _KINDS[name]
     if kind is NewGame:

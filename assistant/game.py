@@ -333,8 +333,8 @@ def _settled_copy(current: Game) -> Game:
     if game.awaiting_call:
         _settle(game)
         if game.over:
-            raise IllegalAction(
-                f"{game.places[0]} played their last cards: record the call or no call to end the game"
+            raise IllegalAction(  # the player whose last cards wait for a call, not the table's winner
+                f"{current.last_play.player} played their last cards: record the call or no call to end the game"
             )
     return game
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant import BadEvent, Order, Rules, Call, IllegalAction, ImpossibleReveal, NewGame, NoCall, Pass, Play, Rank, Sitting, Undo, Winner
+from assistant import BadEvent, Order, Rules, TableKind, Call, IllegalAction, ImpossibleReveal, NewGame, NoCall, Pass, Play, Rank, Sitting, Undo, Winner
 
 from .helpers import call, sitting
 
@@ -118,3 +118,13 @@ def test_pass_out_of_turn_when_passing_is_on():
 
 def test_jokers_cannot_be_claimed():
     assert_rejected(sitting(order=Order.UP_OR_DOWN), Play("Alice", 1, Rank.JOKER), "the rank due is A, not JOKER")
+
+
+def test_a_second_place_waiting_for_its_call_is_named_not_the_winner():
+    """On a ranked table the winner's name is places[0]; a play while Ben's last cards wait for a call is Ben's to
+    settle, and the message must say so."""
+    table = sitting(["Alice", "Ben", "Cara"], table=TableKind.RANKED, max_cards=None)
+    table.apply(Play("Alice", 18))
+    table.apply(NoCall())
+    table.apply(Play("Ben", 17))
+    assert_rejected(table, Play("Cara", 1), "Ben played their last cards: record the call or no call to end the game")

@@ -70,6 +70,8 @@ def test_a_call_is_reported_as_last_call(tmp_path):
     [
         ("{not json", "line 3: not valid JSON"),
         ({"event": "shuffle"}, "line 3: unknown event 'shuffle'"),
+        ({"event": ["play"]}, "line 3: unknown event ['play']"),
+        ({"event": {"kind": "play"}}, "line 3: unknown event {'kind': 'play'}"),
         ({"event": "play", "count": 1}, "line 3: missing field 'player'"),
         ({"event": "play", "player": "Cara", "count": 1}, "line 3: it is Ben's turn, not Cara's"),
         ({"event": "play", "player": "Ben", "count": "two"}, "line 3: field 'count' must be a whole number"),
