@@ -76,7 +76,6 @@ class Game:
     awaiting_call: bool = False
     last_play: Claim | None = None
     last_call: Verdict | None = None
-    shown: tuple[Verdict, ...] = ()
     places: tuple[str, ...] = ()
     over: bool = False
 
@@ -452,7 +451,6 @@ def _call(state: State, event: Call) -> State:
     game.hands[verdict.picked_up_by] += verdict.cards
     game.pile = 0
     game.last_call = verdict
-    game.shown = game.shown + (verdict,)
     game.awaiting_call = False
     if game.rules.order is Order.SAME_UNTIL_CALL:
         game.reference = step(claim.rank, 1)

@@ -16,16 +16,23 @@ from .events import Event, Undo, from_dict, to_dict
 from .game import State, advance
 
 
+#: Every how many counted events a state is kept whole for undo. Those between are let go and worked out again
+#: from the kept one before them when an undo reaches them (at most this many events replayed): kept whole, every
+#: state of a long log held its own hands and match table, and a 500,000-line transcript needed gigabytes.
+KEEP_EVERY = 32
+
+
 class Sitting:
     """The events of a sitting and the states they lead to.
 
-    ``history[i]`` is the state after the i-th event that still counts; an undo pops one, so an
-    undo after an undo takes back the event before.
+    ``history[i]`` is the state after the i-th event that still counts (None where it was let go, see
+    :data:`KEEP_EVERY`; the last two are always there); an undo pops one, so an undo after an undo takes back the
+    event before.
     """
 
     def __init__(self, events: Iterable[Event] = ()) -> None:
         self.log: list[Event] = []
-        self._history: list[State] = [State()]
+        self._history: list[State | None] = [State()]
         self._counted: list[Event] = []  # the events behind ``_history[1:]``, one each
         with _collector_paused():
             for event in events:
@@ -40,8 +47,19 @@ class Sitting:
         if isinstance(event, Undo):
             if len(self._history) == 1:
                 raise IllegalAction("nothing to undo")
-            return self._history[-2]
+            return self._state_at(len(self._history) - 2)
         return advance(self.state, event)
+
+    def _state_at(self, index: int) -> State:
+        """The state after the ``index``-th counted event: kept, or replayed from the kept one before it (the
+        events that led there were legal then, and the rules are deterministic)."""
+        state = self._history[index]
+        if state is None:
+            base = index - index % KEEP_EVERY
+            state = self._history[base]
+            for event in self._counted[base:index]:
+                state = advance(state, event)
+        return state
 
     def apply(self, event: Event) -> State:
         """Record ``event`` and return the new state; an illegal event raises and changes nothing."""
@@ -54,7 +72,11 @@ class Sitting:
         if isinstance(event, Undo):
             self._history.pop()
             self._counted.pop()
+            self._history[-1] = new
         else:
+            older = len(self._history) - 2  # the last two stay: one undo gives back the very state it left
+            if older > 0 and older % KEEP_EVERY:
+                self._history[older] = None
             self._history.append(new)
             self._counted.append(event)
         self.log.append(event)

@@ -4,10 +4,12 @@ undo is an exact inverse, and an illegal event changes nothing."""
 from __future__ import annotations
 
 import io
+from unittest.mock import patch
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from assistant import CheatError, CountRule, Order, Play, Rules, Sitting, TableKind, Undo
+from assistant import sitting as sitting_module
 from assistant.sitting import replay, state_to_json, write_transcript
 
 from .randomgame import play_random
@@ -57,10 +59,14 @@ def test_cards_are_conserved_and_replay_gives_the_live_state(rules, names, choic
 @settings(max_examples=300, deadline=None)
 @given(rules=rules_strategy, names=names_strategy, choices=choices_strategy)
 def test_undo_is_an_exact_inverse_of_every_event(rules, names, choices):
+    seen = [Sitting().state]  # the states the game has been through, as this test saw them, for every counted event
+
     def undo_each(sitting: Sitting) -> None:
-        if isinstance(sitting.log[-1], Undo):
+        if isinstance(sitting.log[-1], Undo):  # the random game's own undo: back to the state before the event
+            seen.pop()
+            assert sitting.state == seen[-1]
             return
-        before, after, event = sitting._history[-2], sitting.state, sitting.log[-1]
+        before, after, event = seen[-1], sitting.state, sitting.log[-1]
         assert sitting.last_counted == event
         undone_to = sitting._counted[-2] if len(sitting._counted) > 1 else None
         sitting.apply(Undo())
@@ -68,8 +74,32 @@ def test_undo_is_an_exact_inverse_of_every_event(rules, names, choices):
         assert sitting.last_counted == undone_to, "the Undo button then names the event before"
         sitting.apply(event)
         assert sitting.state == after
+        seen.append(after)
 
     play_random(Sitting(), names, rules, choices, undo_each)
+
+
+@settings(max_examples=100, deadline=None)
+@given(rules=rules_strategy, names=names_strategy, choices=choices_strategy, keep_every=st.integers(1, 7))
+def test_undo_all_the_way_back_finds_every_state_including_those_let_go(rules, names, choices, keep_every):
+    """Only every KEEP_EVERY-th state is kept whole; an undo that reaches one let go works it out again, and must
+    find exactly the state the game was in (here with every 1st to 7th kept, so that short games reach them)."""
+    seen = [Sitting().state]
+
+    def remember(sitting: Sitting) -> None:
+        if isinstance(sitting.log[-1], Undo):
+            seen.pop()
+        else:
+            seen.append(sitting.state)
+
+    with patch.object(sitting_module, "KEEP_EVERY", keep_every):
+        sitting = Sitting()
+        play_random(sitting, names, rules, choices, remember)
+        while sitting.can_undo:
+            sitting.apply(Undo())
+            seen.pop()
+            assert sitting.state == seen[-1]
+    assert len(seen) == 1
 
 
 @settings(max_examples=200, deadline=None)

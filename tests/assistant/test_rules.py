@@ -488,7 +488,3 @@ def test_a_proposed_verdict_is_shown_without_changing_the_game():
     assert table.state is before and table.state.game.pile == 2
 
 
-def test_the_public_record_keeps_every_reveal_and_whose_hand_it_went_into():
-    table = sitting(("Sam", "Leo", "Maya"), Play("Sam", 2), call("Maya", "A", "9"), Play("Leo", 1), call("Sam", "2"))
-    shown = [(v.revealed, v.picked_up_by) for v in table.state.game.shown]
-    assert shown == [((R.ACE, R.NINE), "Sam"), ((R.TWO,), "Sam")]
