@@ -13,6 +13,7 @@ import random
 import sys
 import time
 from pathlib import Path
+from typing import Callable
 
 import streamlit as st
 
@@ -135,6 +136,34 @@ CAMERA_SOURCES = {
 
 def open_store() -> SqliteStore:
     return SqliteStore()
+
+
+def button(where, label: str, *, on_click: Callable, args: tuple = (), **settings) -> None:
+    """``where.button`` whose action is sure to run, once. Streamlit runs ``on_click`` before the page's next run, but
+    drops it when the tap reaches a session whose first run has not drawn the button yet: a page left open through a
+    server's restart and tapped as it reconnects (16 of 16 such taps were lost, with nothing said). The button still
+    reads as pressed in that run; the action is then run at the top of the next one (:func:`run_late_tap`)."""
+    key = settings["key"]
+    if where.button(label, on_click=_tapped, args=(key, on_click, args), **settings):
+        if st.session_state.get("_tapped_this_run") != key:
+            st.session_state["_late_tap"] = (on_click, args)
+            st.rerun()
+
+
+def _tapped(key: str, action: Callable, args: tuple) -> None:
+    st.session_state["_tapped"] = key
+    action(*args)
+
+
+def run_late_tap() -> None:
+    """Note which button's action ran as its callback before this run, and run a tap's action that Streamlit dropped
+    (see :func:`button`), before any widget is drawn: as a callback would have."""
+    ss = st.session_state
+    ss["_tapped_this_run"] = ss.pop("_tapped", None)
+    late = ss.pop("_late_tap", None)
+    if late is not None:
+        action, args = late
+        action(*args)
 
 
 def flash(kind: str, text: str) -> None:
@@ -367,11 +396,11 @@ def setup_screen(referee: Referee) -> None:
         for i, name in enumerate(seats):
             c1, c2, c3, c4 = rows.columns([4, 1, 1, 1], vertical_alignment="center")
             c1.markdown(f"**{i + 1}. {esc(name)}**")
-            c2.button("", icon=":material/arrow_upward:", key=f"up_{i}", on_click=seat_action, args=("up", i),
+            button(c2, "", icon=":material/arrow_upward:", key=f"up_{i}", on_click=seat_action, args=("up", i),
                       disabled=i == 0, help=f"Move {name} up", width="stretch")
-            c3.button("", icon=":material/arrow_downward:", key=f"down_{i}", on_click=seat_action, args=("down", i),
+            button(c3, "", icon=":material/arrow_downward:", key=f"down_{i}", on_click=seat_action, args=("down", i),
                       disabled=i == len(seats) - 1, help=f"Move {name} down", width="stretch")
-            c4.button("", icon=":material/close:", key=f"remove_{i}", on_click=seat_action, args=("remove", i),
+            button(c4, "", icon=":material/close:", key=f"remove_{i}", on_click=seat_action, args=("remove", i),
                       help=f"Remove {name}", width="stretch")
         with st.form("add_player_form", border=False):  # a form, so that Enter in the box adds the player
             a1, a2 = st.columns([4, 2], vertical_alignment="bottom")
@@ -436,7 +465,7 @@ def setup_screen(referee: Referee) -> None:
         st.warning(problem)
     if previous is not None and not previous.over:
         st.info("A game is still in progress: dealing a new one abandons it (it gets no row on the match table).")
-    st.button("Deal and start the game", key="deal", type="primary", disabled=bool(problems),
+    button(st, "Deal and start the game", key="deal", type="primary", disabled=bool(problems),
               on_click=deal, args=(tuple(seats), dealer, rules, first_rule == "Chosen at random"))
 
 
@@ -715,7 +744,7 @@ def game_screen(referee: Referee) -> None:
     if game is None:
         st.title("No game yet")
         st.info("Set up the players and the house rules to deal the first game.")
-        st.button("Set up a game", key="goto_setup", on_click=lambda: st.session_state.update(screen="Setup"), type="primary")
+        button(st, "Set up a game", key="goto_setup", on_click=lambda: st.session_state.update(screen="Setup"), type="primary")
         return
 
     call = st.session_state.get("call")
@@ -769,7 +798,7 @@ def game_screen(referee: Referee) -> None:
         st.markdown(f"<div class='cr-sub'>{esc(verdict.caller)} called {esc(verdict.challenged)}'s "
                     f"{esc(words.claim_text(verdict.claim))}: the cards were {esc(shown)}</div>", unsafe_allow_html=True)
         speak(verdict.announcement(), f"verdict:{st.session_state['_sitting_key']}:{log_len}")
-        st.button("Correct the revealed cards", key="correct_verdict",
+        button(st, "Correct the revealed cards", key="correct_verdict",
                   on_click=correct_last_verdict, args=(verdict.caller, verdict.revealed))
 
     if call is not None:
@@ -792,13 +821,13 @@ def game_screen(referee: Referee) -> None:
     elif not game.over:
         action_panel(referee, game, log_len)
     else:
-        st.button("Next game", key="next_game", type="primary", on_click=lambda: st.session_state.update(screen="Setup"))
+        button(st, "Next game", key="next_game", type="primary", on_click=lambda: st.session_state.update(screen="Setup"))
 
     st.divider()
     last = referee.sitting.last_counted
     # "U", not Ctrl+Z: Streamlit passes shortcuts with Ctrl through to a focused text box, where Ctrl+Z
     # undoes typing; a plain letter is never taken from one
-    st.button("Undo" if last is None else words.undo_label(last), key="undo", disabled=last is None,
+    button(st, "Undo" if last is None else words.undo_label(last), key="undo", disabled=last is None,
               help="Takes back the last action (key U)", on_click=act, args=(Undo(),), shortcut="U")
 
 
@@ -815,10 +844,10 @@ def action_panel(referee: Referee, game, log_len: int) -> None:
         for row_start in range(0, len(callers), per_row):
             cols = grid.columns(per_row)
             for col, name in zip(cols, callers[row_start:row_start + per_row]):
-                col.button(name, key=f"cheat_{name}", on_click=start_call, args=(name, log_len), width="stretch",
+                button(col, name, key=f"cheat_{name}", on_click=start_call, args=(name, log_len), width="stretch",
                            icon=":material/campaign:", wrap=True)
         if game.hands[claim.player] == 0:
-            st.button(f"Nobody calls: {claim.player} is out", key="nocall", type="primary", on_click=act, args=(NoCall(),))
+            button(st, f"Nobody calls: {claim.player} is out", key="nocall", type="primary", on_click=act, args=(NoCall(),))
             if referee.sitting.preview(NoCall()).game.over:
                 return  # the game ends with this play: it must be called or settled first
 
@@ -845,7 +874,7 @@ def action_panel(referee: Referee, game, log_len: int) -> None:
                 # "3 × 2s", not "3 × 2": three of them; "3 × K's", since "Ks" and "As" read badly
                 label = f"{n} × {rank.value}{'s' if rank.value.isdigit() else chr(39) + 's'}" if choice else str(n)
                 key = f"play_{rank.value}_{n}" if choice else f"play_{n}"
-                cols[(n - 1) % per_row].button(label, key=key, type="primary", width="stretch",
+                button(cols[(n - 1) % per_row], label, key=key, type="primary", width="stretch",
                                                shortcut=None if choice else str(n),
                                                on_click=act, args=(Play(player, n, rank if choice else None),))
     if top > shown_top:
@@ -853,17 +882,17 @@ def action_panel(referee: Referee, game, log_len: int) -> None:
         many = m1.number_input("More cards", min_value=1, max_value=top, value=shown_top + 1, key="play_many_n")
         if choice:
             m2.selectbox("Rank", ranks, format_func=lambda r: r.value, key="play_many_rank")
-        m3.button(f"Play {many}", key="play_many", on_click=act_from_state, args=("play_many",))
+        button(m3, f"Play {many}", key="play_many", on_click=act_from_state, args=("play_many",))
     extra = st.columns(2)
     if rules.passing:
-        extra[0].button(f"{player} passes", key="pass", on_click=act, args=(Pass(player),))
+        button(extra[0], f"{player} passes", key="pass", on_click=act, args=(Pass(player),))
     if rules.four_of_a_kind:
         with extra[1].expander("Four of a kind laid out"):
             holders = [p for p in game.players if p not in game.places and game.hands[p] >= 4]
             if holders:
                 st.selectbox("Player", holders, key="four_player")
                 st.selectbox("Rank", CLAIMABLE, format_func=lambda r: r.value, key="four_rank")
-                st.button("Take the four out of the game", key="four", on_click=act_from_state, args=("four",))
+                button(st, "Take the four out of the game", key="four", on_click=act_from_state, args=("four",))
             else:
                 st.caption("Nobody holds four cards.")
 
@@ -886,7 +915,7 @@ def call_panel(referee: Referee, game, call: dict) -> None:
                 unsafe_allow_html=True)
     revealed_so_far(game, caller, claim, call)
     if _could_be_honest(game, caller, claim):
-        st.button(words.honest_label(claim), key="reveal_honest", on_click=reveal_edit,
+        button(st, words.honest_label(claim), key="reveal_honest", on_click=reveal_edit,
                   args=("honest", f"{claim.count}:{claim.rank.value}"))
     ranks = list(CLAIMABLE) + ([Rank.JOKER] if game.rules.jokers else [])
     per_row = 5
@@ -895,16 +924,16 @@ def call_panel(referee: Referee, game, call: dict) -> None:
         if i % per_row == 0:
             cols = grid.columns(per_row)
         label = "Joker" if rank is Rank.JOKER else rank.value  # "JOKER" does not fit a phone's fifth of a row
-        cols[i % per_row].button(label, key=f"reveal_add_{rank.value}", on_click=reveal_edit, args=("add", rank.value),
+        button(cols[i % per_row], label, key=f"reveal_add_{rank.value}", on_click=reveal_edit, args=("add", rank.value),
                            width="stretch", shortcut=REVEAL_KEYS.get(rank))
     b1, b2, b3 = grid.columns(3)
-    b1.button("Back one card", key="reveal_back", on_click=reveal_edit, args=("back",), wrap=True)
-    b2.button("Clear", key="reveal_clear", on_click=reveal_edit, args=("clear",), wrap=True)
+    button(b1, "Back one card", key="reveal_back", on_click=reveal_edit, args=("back",), wrap=True)
+    button(b2, "Clear", key="reveal_clear", on_click=reveal_edit, args=("clear",), wrap=True)
     if call.get("original"):  # a correction: the verdict was taken back to correct it, and may be put back as it was
         first = tuple(Rank(r) for r in call["original"])
-        b3.button("Keep the first verdict", key="keep_verdict", on_click=apply_call, args=(caller, first), wrap=True)
+        button(b3, "Keep the first verdict", key="keep_verdict", on_click=apply_call, args=(caller, first), wrap=True)
     else:
-        b3.button("Cancel the call", key="cancel_call", on_click=cancel_call, wrap=True)
+        button(b3, "Cancel the call", key="cancel_call", on_click=cancel_call, wrap=True)
 
 
 def revealed_so_far(game, caller: str, claim, call: dict) -> None:
@@ -928,7 +957,7 @@ def revealed_so_far(game, caller: str, claim, call: dict) -> None:
         else:
             st.markdown(f"<div class='cr-sub'>If these are the cards: <b>{esc(verdict.announcement())}</b></div>",
                         unsafe_allow_html=True)
-    st.button("Apply the verdict", key="apply_verdict", type="primary", disabled=verdict is None, on_click=apply_call,
+    button(st, "Apply the verdict", key="apply_verdict", type="primary", disabled=verdict is None, on_click=apply_call,
               args=(caller, revealed))
 
 
@@ -1043,7 +1072,7 @@ def reading_shown(reading: camera.Reading, annotated, claimed: int | None = None
     for note in notes:
         said.caption(words.sentence(note))
     if reading.ranks:
-        said.button("Use this reading" if reading.sure else "Use the best guess", key="use_still", on_click=use_reading,
+        button(said, "Use this reading" if reading.sure else "Use the best guess", key="use_still", on_click=use_reading,
                     args=([r.value for r in reading.ranks],),
                     type="primary" if reading.sure and not differs else "secondary")
 
@@ -1282,12 +1311,12 @@ def table_screen(referee: Referee) -> None:
         grid = st.container(key="grid_winner")
         for row_start in range(0, len(players), per_row):  # row by row: the seating order reads left to right
             for col, name in zip(grid.columns(per_row), players[row_start:row_start + per_row]):
-                col.button(name, key=f"winner_{name}", on_click=record_winner, args=(name, players), width="stretch",
+                button(col, name, key=f"winner_{name}", on_click=record_winner, args=(name, players), width="stretch",
                            wrap=True)
         if table.kind is TableKind.RANKED:
             st.session_state["_table_players"] = players
             places = st.multiselect("Or the places, in order (up to three)", players, max_selections=3, key="ranked_places")
-            st.button("Record these places", key="record_places", disabled=not places, on_click=act_from_state, args=("places",))
+            button(st, "Record these places", key="record_places", disabled=not places, on_click=act_from_state, args=("places",))
     else:
         st.caption("Add the players in the setup first.")
 
@@ -1304,7 +1333,7 @@ def table_screen(referee: Referee) -> None:
     else:
         st.caption("No game finished yet in this sitting.")
     if isinstance(referee.sitting.last_counted, Winner):
-        st.button("Undo the last result", key="undo_result", on_click=act, args=(Undo(),))
+        button(st, "Undo the last result", key="undo_result", on_click=act, args=(Undo(),))
     d1, d2 = st.columns(2)
     d1.download_button("Download the match table (CSV)", referee.table_csv(), file_name="match-table.csv",
                        mime="text/csv", key="csv", on_click="ignore")
@@ -1340,6 +1369,7 @@ def navigate(key: str) -> None:
 
 
 def main() -> None:
+    run_late_tap()
     st.html(CSS)
     try:
         store = open_store()

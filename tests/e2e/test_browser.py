@@ -72,6 +72,8 @@ def test_a_short_game_in_chromium_with_the_camera(tmp_path):
     assert result["frames_after_stop_and_reload"] == 0 and result["start_after_stop_and_reload"] == 1, result
     # ... and a crashed server, started again, finds the open page's camera on again without a tap
     assert result["frames_after_a_restart"] > 0, result
+    # a tap made the moment the page's buttons came back after the restart was played, not dropped
+    assert result["tap_after_a_restart"].startswith("Sam: two aces"), result
     # the call: Sam claimed two aces, the cards in view are the ace of hearts and the nine of clubs
     assert result["verdict"] == "Lie: Sam picks up 2 cards", result
     assert "Lie: Sam picks up 2 cards" in result["spoken"]
