@@ -240,7 +240,8 @@ def act_from_state(kind: str) -> None:
 
 
 def current_sitting(store: SqliteStore):
-    """The sitting chosen in the sidebar (kept in the address, so a reload keeps it)."""
+    """The sitting chosen in the sidebar (kept in the address, so a reload keeps it); in a page opened without one,
+    the sitting played last."""
     sittings = store.sittings()
     wanted = st.query_params.get("sitting")
     chosen = None
@@ -253,7 +254,8 @@ def current_sitting(store: SqliteStore):
                   + (", which the referee has just started anew: if its file was moved or deleted, stop the referee, "
                      "put the file back, and start it again." if store.created else "."))
     if chosen is None and sittings:
-        chosen = sittings[-1]
+        # the sitting played last (a later one may have been made and left empty); the newest among equals
+        chosen = max(sittings, key=lambda s: (s.active, s.id))
     if wanted is not None and (chosen is None or str(chosen.id) != str(wanted)):
         if chosen is None:
             st.query_params.pop("sitting", None)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from assistant import Rank
+from assistant import NewGame, Rank
 from assistant.referee import Referee
 from assistant.rules import CountRule, Order, TableKind
 from assistant.storage import SqliteStore
@@ -415,6 +415,15 @@ def test_a_database_deleted_under_the_app_is_said_and_the_tap_is_not_acknowledge
     # said once: the address no longer names the sitting that has gone
     at.run()
     assert "is not in the database" not in " ".join(errors(at)) and "sitting" not in at.query_params
+
+
+def test_a_page_opened_without_an_address_shows_the_sitting_played_last(db):
+    store = SqliteStore(db)
+    played = Referee.new(store, "Tonight")
+    Referee.new(store, "Next week")  # made after it, and left empty
+    played.record(NewGame(("Sam", "Maya")))
+    at = open_app()
+    assert at.session_state["_sitting_key"].startswith(f"{played.sitting_id}@") and "Sam's turn" in text(at)
 
 
 def test_a_reload_during_a_call_keeps_the_call_open(db):
