@@ -350,6 +350,7 @@ def start_sitting(store: SqliteStore, name: str) -> None:
 
 def reset_session_ui() -> None:
     st.session_state.pop("seats", None)
+    st.query_params.pop("seat", None)
     st.query_params.pop("call", None)
     stop_reading(st.session_state.pop("call", None))
 
@@ -381,12 +382,31 @@ def add_player() -> None:
     st.session_state.pop("name_problem", None)
 
 
+def kept_seats() -> list[str]:
+    """The seats a setup kept in the page's address, each name checked as if added again (an address can be
+    edited); empty where there are none, or any is refused."""
+    seats: list[str] = []
+    for name in st.query_params.get_all("seat")[:20]:
+        name = " ".join(name.split())
+        if words.check_name(name, seats) is not None:
+            return []
+        seats.append(name)
+    return seats
+
+
 def setup_screen(referee: Referee) -> None:
     state = referee.state
     previous = state.game
+    default = list(previous.players) if previous is not None else list(state.table.players)
     if "seats" not in st.session_state:
-        st.session_state["seats"] = list(previous.players) if previous is not None else list(state.table.players)
+        st.session_state["seats"] = kept_seats() or default
     seats: list[str] = st.session_state["seats"]
+    # the seats in the page's address too, while they differ from the last game's: a reload or a server's restart
+    # in the middle of a setup keeps the players added so far
+    if seats == default:
+        st.query_params.pop("seat", None)
+    else:
+        st.query_params["seat"] = seats
     base = previous.rules if previous is not None else Rules()
 
     st.title("New game")
@@ -475,6 +495,7 @@ def deal(seats: tuple[str, ...], dealer: str | None, rules: Rules, random_first:
     first = random.choice(seats) if random_first else None
     if record(NewGame(seats, dealer=dealer, rules=rules, first=first)):
         st.session_state["screen"] = "Game"
+        st.query_params.pop("seat", None)
         stop_reading(st.session_state.pop("call", None))
 
 
@@ -1414,9 +1435,15 @@ def main() -> None:
     st.session_state["_sitting_key"] = f"{chosen.id}@{chosen.created}"
     state = referee.state
 
+    default_view = "Game" if state.game is not None else "Setup"
     if "screen" not in st.session_state:
-        st.session_state["screen"] = "Game" if state.game is not None else "Setup"
+        kept = st.query_params.get("screen")
+        st.session_state["screen"] = kept if kept in SCREENS else default_view
     view = st.session_state["screen"]
+    if view == default_view:  # the screen in the address too, where it is not the one a fresh page opens on
+        st.query_params.pop("screen", None)
+    else:
+        st.query_params["screen"] = view
     # A fresh key whenever the app switches screens itself, so the control always shows the screen in use.
     st.segmented_control("Screen", SCREENS, default=view, key=f"nav_{view}", on_change=navigate, args=(f"nav_{view}",),
                          label_visibility="collapsed")

@@ -417,6 +417,29 @@ def test_a_database_deleted_under_the_app_is_said_and_the_tap_is_not_acknowledge
     assert "is not in the database" not in " ".join(errors(at)) and "sitting" not in at.query_params
 
 
+def test_a_reload_keeps_a_setup_in_progress_and_the_screen(db):
+    at = open_app()
+    start_sitting(at)
+    add_players(at, "Sam", "Maya", "Lee")
+    click(at, "down_0")  # Maya, Sam, Lee
+    again = reloaded(at)
+    assert again.session_state["seats"] == ["Maya", "Sam", "Lee"]
+    click(again, "deal")
+    assert "seat" not in again.query_params and "Maya's turn" in text(again)  # Lee deals, Maya opens
+    again.segmented_control(key="nav_Game").set_value("Match table").run()
+    assert reloaded(again).session_state["screen"] == "Match table"
+
+
+def test_seats_in_an_address_that_the_setup_would_refuse_are_not_taken(db):
+    at = open_app()
+    start_sitting(at)
+    add_players(at, "Sam")
+    assert reloaded(at).session_state["seats"] == ["Sam"]
+    address = dict(at.query_params.items())
+    address["seat"] = ["Sam", "sam"]  # the same name twice: the setup refuses that
+    assert open_app(address).session_state["seats"] == []
+
+
 def test_a_page_opened_without_an_address_shows_the_sitting_played_last(db):
     store = SqliteStore(db)
     played = Referee.new(store, "Tonight")
