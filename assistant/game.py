@@ -169,8 +169,19 @@ def advance(state: State, event: Event) -> State:
 # --- new games and results -------------------------------------------------------------------
 
 
+#: The most games a sitting's match table holds: every state kept for undo holds the table's rows, so a sitting of
+#: hundreds of thousands of one-tap winners would need gigabytes to replay. An evening is a few dozen games.
+MAX_GAMES = 10_000
+
+
+def _room_for_a_game(state: State) -> None:
+    if len(state.table.rows) >= MAX_GAMES:
+        raise IllegalAction(f"this sitting already holds {MAX_GAMES:,} games: start a new sitting for more")
+
+
 def _new_game(state: State, event: NewGame) -> State:
     players, rules = event.players, event.rules
+    _room_for_a_game(state)
     if not 2 <= len(players) <= rules.max_players:
         decks = "one deck" if rules.decks == 1 else "two decks"
         raise IllegalAction(f"a game with {decks} takes 2 to {rules.max_players} players, not {len(players)}")
@@ -219,6 +230,7 @@ MAX_TABLE = Rules(decks=2).max_players
 
 
 def _winner(state: State, event: Winner) -> State:
+    _room_for_a_game(state)
     table = state.table
     game = state.game
     in_progress = game is not None and not game.over

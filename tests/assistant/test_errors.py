@@ -128,3 +128,15 @@ def test_a_second_place_waiting_for_its_call_is_named_not_the_winner():
     table.apply(NoCall())
     table.apply(Play("Ben", 17))
     assert_rejected(table, Play("Cara", 1), "Ben played their last cards: record the call or no call to end the game")
+
+
+def test_a_sitting_holds_at_most_ten_thousand_games(monkeypatch):
+    """Every state kept for undo holds the table's rows: a sitting without an end would replay in gigabytes."""
+    from assistant import game as game_module
+
+    monkeypatch.setattr(game_module, "MAX_GAMES", 3)
+    table = Sitting()
+    for _ in range(3):
+        table.apply(Winner("Ann", players=("Ann", "Ben")))
+    assert_rejected(table, Winner("Ben", players=("Ann", "Ben")), "this sitting already holds 3 games")
+    assert_rejected(table, NewGame(("Ann", "Ben")), "start a new sitting for more")
