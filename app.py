@@ -1391,9 +1391,36 @@ def navigate(key: str) -> None:
         st.session_state["screen"] = choice
 
 
+#: What the page says while the server does not answer, in place of Streamlit's "Are you connected to the internet?":
+#: the referee's server runs on this computer, so the internet is not the cause.
+SERVER_GONE = ("The referee's server on this computer is not answering: if it was stopped or its window closed, start "
+               "it again with ./run.sh. This page connects again by itself, and the game is kept.")
+
+
+def explain_lost_connection() -> None:
+    """Word Streamlit's dialog for a lost connection for this app (its text cannot be set): a watcher of the page,
+    started once, rewrites the dialog's sentence whenever it shows."""
+    st.html(
+        f"""<script>
+(function() {{
+  if (window.__cheatConnectionWords) return;
+  window.__cheatConnectionWords = true;
+  const words = {json.dumps(SERVER_GONE)};
+  const reword = () => document.querySelectorAll('[role="dialog"] div').forEach(d => {{
+    if (d.children.length === 0 && d.textContent.includes("server is not responding") && d.textContent !== words)
+      d.textContent = words;
+  }});
+  new MutationObserver(reword).observe(document.body, {{childList: true, subtree: true}});
+}})();
+</script>""",
+        unsafe_allow_javascript=True,
+    )
+
+
 def main() -> None:
     run_late_tap()
     st.html(CSS)
+    explain_lost_connection()
     try:
         store = open_store()
     except StorageError as error:

@@ -327,16 +327,13 @@ def play_game(work: Path, shots: Path | None) -> dict:
         run.page.wait_for_timeout(2000)
         before = frames()
         run.serve()
-        # a tap as soon as the page's buttons come back: it reaches the new session before its first run is over
-        run.page.wait_for_function("() => { const b = document.querySelector('.st-key-play_2 button'); "
-                                   "return !!b && !b.disabled; }", timeout=30_000)
-        run.page.evaluate("() => document.querySelector('.st-key-play_2 button').click()")
-        run.see("Sam: two aces")
-        result["tap_after_a_restart"] = run.page.locator(".cr-last").first.text_content().strip()
         deadline = time.time() + 30
         while frames() == before and time.time() < deadline:
             run.page.wait_for_timeout(250)
         result["frames_after_a_restart"] = frames() - before
+        run.see("Sam's turn")
+        run.tap("play_2")
+        run.see("Sam: two aces")
         run.shot(shots, "game.png")
         run.tap("cheat_Maya")
         run.see("Maya calls Cheat! on Sam")
@@ -758,8 +755,36 @@ def names_shown(work: Path) -> dict:
     return result
 
 
+def restarts(work: Path) -> dict:
+    """The server killed and started again under an open page (no camera): what the page says while it is down, and
+    taps made the moment its buttons come back, each of which must be played once."""
+    video = work / "flip.y4m"
+    flip_video(video, [("A", "heart")], empty_s=1.0, cards_s=1.0)
+    run = Run(work, video, CHEAT_REFEREE_CAMERA="none")
+    result: dict = {"taps": []}
+    enabled = "() => { const b = document.querySelector('.st-key-play_1 button'); return !!b && !b.disabled; }"
+    with checked(run, work, result):
+        setup_two_players(run, None)
+        for tap, (player, after_ms) in enumerate([("Sam", 0), ("Maya", 0), ("Sam", 300)], start=1):
+            run.crash()
+            # while the server is down, the page says so in the app's words, not "Are you connected to the internet?"
+            run.page.locator("[role='dialog']").first.wait_for(timeout=15_000)
+            run.page.wait_for_timeout(300)
+            result["while_down"] = run.page.locator("[role='dialog']").first.inner_text()
+            run.serve()
+            # a tap as soon as the buttons come back reaches the new session before its first run is over
+            run.page.wait_for_function(enabled, timeout=30_000)
+            run.page.wait_for_timeout(after_ms)
+            run.page.evaluate("() => document.querySelector('.st-key-play_1 button').click()")
+            run.page.wait_for_timeout(3000)
+            run.settle()
+            result["taps"].append({"player": player, "pile": run.page.locator(".cr-pile").first.inner_text(),
+                                   "last": run.page.locator(".cr-last").first.text_content().strip()})
+    return result
+
+
 PAGE_CHECKS = {"themes": themed_contrast, "voice": voice_note, "camera": camera_notes, "keys": play_keys,
-               "names": names_shown}
+               "names": names_shown, "restarts": restarts}
 
 
 def main() -> int:

@@ -72,8 +72,6 @@ def test_a_short_game_in_chromium_with_the_camera(tmp_path):
     assert result["frames_after_stop_and_reload"] == 0 and result["start_after_stop_and_reload"] == 1, result
     # ... and a crashed server, started again, finds the open page's camera on again without a tap
     assert result["frames_after_a_restart"] > 0, result
-    # a tap made the moment the page's buttons came back after the restart was played, not dropped
-    assert result["tap_after_a_restart"].startswith("Sam: two aces"), result
     # the call: Sam claimed two aces, the cards in view are the ace of hearts and the nine of clubs
     assert result["verdict"] == "Lie: Sam picks up 2 cards", result
     assert "Lie: Sam picks up 2 cards" in result["spoken"]
@@ -135,3 +133,12 @@ def test_every_cheat_button_shows_its_players_whole_name(tmp_path):
     assert result["phone play rows"] == 1, result  # up to four cards a play: four buttons in a row, on a phone too
     assert min(result["phone game width"]) >= 300, result  # not squeezed beside the camera on a 390 px screen
     assert result["tablet game width"] >= 450, result  # nor beside the camera and the sidebar on an 820 px tablet
+
+
+def test_a_server_restart_under_an_open_page_is_explained_and_loses_no_tap(tmp_path):
+    """While the server is down the page says where it runs and how to start it again (Streamlit's own dialog asks
+    whether the internet is connected). A tap made as the page reconnects reaches a session whose first run has not
+    drawn the button: Streamlit drops its callback, and the play was lost with nothing said."""
+    result = harness(tmp_path, "restarts", timeout=170)
+    assert "start it again with ./run.sh" in result["while_down"] and "internet" not in result["while_down"], result
+    assert [t["last"].split(" (")[0] for t in result["taps"]] == ["Sam: one ace", "Maya: one 2", "Sam: one 3"], result
