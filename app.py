@@ -144,14 +144,16 @@ def button(where, label: str, *, on_click: Callable, args: tuple = (), **setting
     server's restart and tapped as it reconnects (16 of 16 such taps were lost, with nothing said). The button still
     reads as pressed in that run; the action is then run at the top of the next one (:func:`run_late_tap`)."""
     key = settings["key"]
-    if where.button(label, on_click=_tapped, args=(key, on_click, args), **settings):
-        if st.session_state.get("_tapped_this_run") != key:
-            st.session_state["_late_tap"] = (on_click, args)
-            st.rerun()
+    pressed = where.button(label, on_click=_tapped, args=(key, on_click, args), **settings)
+    # a disabled button's callback is dropped on purpose (it was disabled when tapped)
+    if pressed and not settings.get("disabled") and key not in st.session_state.get("_tapped_this_run", ()):
+        st.session_state["_late_tap"] = (on_click, args)
+        st.rerun()
 
 
 def _tapped(key: str, action: Callable, args: tuple) -> None:
-    st.session_state["_tapped"] = key
+    # a set: two buttons tapped while one run was busy both run their callbacks before the next run
+    st.session_state.setdefault("_tapped", set()).add(key)
     action(*args)
 
 
@@ -159,7 +161,7 @@ def run_late_tap() -> None:
     """Note which button's action ran as its callback before this run, and run a tap's action that Streamlit dropped
     (see :func:`button`), before any widget is drawn: as a callback would have."""
     ss = st.session_state
-    ss["_tapped_this_run"] = ss.pop("_tapped", None)
+    ss["_tapped_this_run"] = ss.pop("_tapped", set())
     late = ss.pop("_late_tap", None)
     if late is not None:
         action, args = late
@@ -256,11 +258,11 @@ def current_sitting(store: SqliteStore):
     if chosen is None and sittings:
         # the sitting played last (a later one may have been made and left empty); the newest among equals
         chosen = max(sittings, key=lambda s: (s.active, s.id))
-    if wanted is not None and (chosen is None or str(chosen.id) != str(wanted)):
-        if chosen is None:
-            st.query_params.pop("sitting", None)
-        else:
-            st.query_params["sitting"] = str(chosen.id)
+    # the sitting shown goes into the address: a page keeps it while another window plays in another sitting
+    if chosen is None:
+        st.query_params.pop("sitting", None)
+    elif str(chosen.id) != str(wanted):
+        st.query_params["sitting"] = str(chosen.id)
     return sittings, chosen
 
 
@@ -327,9 +329,11 @@ def from_address(key: str, default: str | bool) -> str:
 
 
 def keep_in_address(key: str, default: str | bool) -> None:
-    """Write a setting into the page's address, where it differs from ``default`` (an address stays short)."""
+    """Write a setting into the page's address, where it differs from ``default`` (an address stays short); never a
+    camera's address with a user name or password in it (``rtsp://user:pass@...``), which the browser's history
+    would keep."""
     value = st.session_state.get(key, default)
-    if value == default:
+    if value == default or (isinstance(value, str) and "@" in value):
         st.query_params.pop(ADDRESS_KEYS[key], None)
     else:
         st.query_params[ADDRESS_KEYS[key]] = ("on" if value else "off") if isinstance(value, bool) else str(value)
@@ -1192,6 +1196,7 @@ def camera_resuming() -> bool:
     ss = st.session_state
     if "_resume_since" not in ss:
         ss["_resume_since"] = time.monotonic() if st.query_params.get(ADDRESS_KEYS["live_on"]) == "on" else None
+        ss["_resume_token"] = os.urandom(8).hex()  # names this session's press (a page outlives a server's restart)
     since = ss["_resume_since"]
     return since is not None and time.monotonic() - since < RESUME_FOR
 
@@ -1208,8 +1213,8 @@ def note_camera_state(playing: bool, signalling: bool, resuming: bool) -> None:
 
 
 def press_start_once() -> None:
-    """Press the camera's START for the table, once in this page's life, as soon as it shows (after a reload, or a
-    server's restart under the open page), unless a player taps in the camera's box first. The component's own
+    """Press the camera's START for the table, once in this session (a reload, or a server's restart under the open
+    page, starts a new one), as soon as it shows, unless a player taps in the camera's box first. The component's own
     way to start from Python (``desired_playing_state``) starts it again on every run that redraws it before it
     has begun, and the second offer left the connection failing after a reload (seen in Chromium); a press is
     the path a player's tap takes. Where the camera cannot start, its START and the browser's error stay."""
@@ -1217,8 +1222,9 @@ def press_start_once() -> None:
         f"""<div class="cr-resume" style="display:none"></div>
 <script>
 (function() {{
-  if (window.__cheatResumed) return;
-  window.__cheatResumed = true;
+  const session = {json.dumps(str(st.session_state.get("_resume_token")))};
+  if (window.__cheatResumed === session) return;
+  window.__cheatResumed = session;
   const until = Date.now() + {int(RESUME_FOR * 1000)};
   let tapped = false;  // a player's own tap in the camera's box (STOP, a device) ends the wait: theirs decides
   const press = () => {{

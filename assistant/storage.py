@@ -98,6 +98,8 @@ CREATE TABLE IF NOT EXISTS games (
 #: (``PRAGMA user_version``): a file that carries neither and holds tables of its own is another program's.
 APPLICATION_ID = 0x43485246
 SCHEMA_VERSION = 1
+#: How long a write waits for another writer (milliseconds).
+BUSY_MS = 10_000
 _COLUMNS = {
     "sittings": ("id", "name", "created"),
     "events": ("sitting_id", "seq", "body", "recorded"),
@@ -122,7 +124,8 @@ class SqliteStore:
                 raise StorageError(f"cannot open the database {self.path}: it is a folder; name a file in it instead")
             self.created = not self.path.exists()
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, isolation_level=None, timeout=10, check_same_thread=False)
+            self._probe()
+            self._db = sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_MS / 1000, check_same_thread=False)
             self._claim()
             self._use_wal()
             self._db.execute("PRAGMA synchronous=FULL")
@@ -140,30 +143,23 @@ class SqliteStore:
             self._close_quietly()
             raise
 
+    def _probe(self) -> None:
+        """Refuse another program's file through a read-only connection first: closing a connection that may write
+        would copy that program's journal into its file."""
+        if not self.path.exists():
+            return
+        probe = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, timeout=BUSY_MS / 1000)
+        try:
+            probe.execute("BEGIN")
+            kind, why = _kind(probe)
+            probe.execute("COMMIT")
+        finally:
+            probe.close()
+        self._refuse(kind, why)
+
     def _close_quietly(self) -> None:
         if self._db is not None:
             self._db.close()
-
-    def _kind(self) -> tuple[str, str]:
-        """What the file is, and for another program's file what says so: "new" (nothing in it), "ours" (the
-        referee's mark, or the referee's tables as they were before it carried one), "newer" (the referee's, from
-        a later version) or "foreign"."""
-        app_id = self._db.execute("PRAGMA application_id").fetchone()[0]
-        version = self._db.execute("PRAGMA user_version").fetchone()[0]
-        if app_id == APPLICATION_ID:
-            return ("newer" if version > SCHEMA_VERSION else "ours"), ""
-        if app_id != 0 or version != 0:
-            return "foreign", "its header carries another program's mark"
-        objects = [row for row in self._db.execute("SELECT type, name FROM sqlite_master ORDER BY name")
-                   if not row[1].startswith("sqlite_")]
-        if not objects:
-            return "new", ""
-        for kind, name in objects:
-            if kind != "table" or name not in _COLUMNS:
-                return "foreign", f"it holds the {kind} {name!r}"
-            if tuple(row[1] for row in self._db.execute(f"PRAGMA table_info({name})")) != _COLUMNS[name]:
-                return "foreign", f"its table {name!r} has other columns than the referee's"
-        return "ours", ""
 
     def _claim(self) -> None:
         """Refuse a file that is not the referee's before anything is written to it (a setting pointed at another
@@ -172,7 +168,7 @@ class SqliteStore:
         at once make the tables once."""
         self._db.execute("BEGIN")  # one snapshot: another referee may be making the tables meanwhile
         try:
-            kind, why = self._kind()
+            kind, why = _kind(self._db)
             complete = self._has_all_tables()
         finally:
             self._db.execute("COMMIT")
@@ -180,7 +176,7 @@ class SqliteStore:
             return
         self._refuse(kind, why)
         with self._transaction() as db:
-            kind, why = self._kind()
+            kind, why = _kind(self._db)
             self._refuse(kind, why)
             for statement in _SCHEMA.split(";"):  # executescript would end the transaction first
                 if statement.strip():
@@ -342,11 +338,15 @@ class _Transaction:
         """Copy the committed pages into the database file and empty the journal beside it (``-wal``). SQLite reads
         a journal left beside a path into whatever file is there next: a backup copied over the database, or the
         new file made where it was deleted, would take in this one's last events. Best effort: the events are
-        already safe in the journal, and a reader in another window may hold it for the moment."""
+        already safe in the journal, and a reader (another window, another program) may hold it for the moment:
+        it is not waited for, or every tap would wait for the reader to let go."""
         try:
+            self._db.execute("PRAGMA busy_timeout = 0")  # never wait for a reader: the next event tries again
             self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         except sqlite3.Error:
             pass
+        finally:
+            self._db.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
 
 
 def _write_rows(db: sqlite3.Connection, sitting_id: int, rows: Sequence[GameResult]) -> None:
@@ -356,6 +356,30 @@ def _write_rows(db: sqlite3.Connection, sitting_id: int, rows: Sequence[GameResu
         [(sitting_id, r.number, r.kind.value, json.dumps(r.players), json.dumps(r.places), int(r.tracked))
          for r in rows],
     )
+
+
+def _kind(db: sqlite3.Connection) -> tuple[str, str]:
+    """What the file is, and for another program's file what says so: "new" (nothing in it), "ours" (the
+    referee's mark, or the referee's tables as they were before it carried one), "newer" (the referee's, from
+    a later version) or "foreign"."""
+    app_id = db.execute("PRAGMA application_id").fetchone()[0]
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    if app_id == APPLICATION_ID:
+        return ("newer" if version > SCHEMA_VERSION else "ours"), ""
+    if app_id != 0 or version != 0:
+        return "foreign", "its header carries another program's mark"
+    objects = [row for row in db.execute("SELECT type, name FROM sqlite_master ORDER BY name")
+               if not row[1].startswith("sqlite_")]
+    if not objects:
+        return "new", ""
+    for kind, name in objects:
+        if kind != "table" or name not in _COLUMNS:
+            return "foreign", f"it holds the {kind} {name!r}"
+        if tuple(row[1] for row in db.execute(f"PRAGMA table_info({name})")) != _COLUMNS[name]:
+            return "foreign", f"its table {name!r} has other columns than the referee's"
+    if len(objects) != len(_COLUMNS):  # the referee made its three tables together, before it marked its files
+        return "foreign", "it holds only some of the referee's tables"
+    return "ours", ""
 
 
 def _in_words(error: sqlite3.Error, path: Path) -> str:

@@ -447,6 +447,8 @@ def test_a_page_opened_without_an_address_shows_the_sitting_played_last(db):
     played.record(NewGame(("Sam", "Maya")))
     at = open_app()
     assert at.session_state["_sitting_key"].startswith(f"{played.sitting_id}@") and "Sam's turn" in text(at)
+    # and it keeps showing it, though another window then plays in the other sitting
+    assert at.query_params["sitting"] == str(played.sitting_id)
 
 
 def test_a_reload_during_a_call_keeps_the_call_open(db):

@@ -419,3 +419,45 @@ def test_referees_starting_together_on_a_new_file_all_open_it(tmp_path):
             worker.join(10)
         assert answers == ["ok"] * 4, answers
         assert SqliteStore(path).sittings() == []
+
+
+def test_a_reader_holding_the_database_open_does_not_hold_up_a_tap(tmp_path):
+    """The journal is emptied after each event only where no reader holds it: waiting for a viewer's open read
+    would make every tap wait the full busy timeout (10 s)."""
+    import time
+
+    path = tmp_path / "r.sqlite3"
+    referee = Referee.new(SqliteStore(path), "Friday")
+    viewer = sqlite3.connect(path, isolation_level=None)
+    viewer.execute("BEGIN")
+    viewer.execute("SELECT COUNT(*) FROM events").fetchall()  # a snapshot held open, as a database viewer does
+    start = time.monotonic()
+    referee.record(NewGame(PLAYERS))
+    assert time.monotonic() - start < 2
+    viewer.execute("COMMIT")
+    assert SqliteStore(path).events(referee.sitting_id) == [NewGame(PLAYERS)]
+
+
+def test_another_programs_file_in_wal_mode_is_refused_without_its_journal_being_copied_in(tmp_path):
+    path = tmp_path / "notes.sqlite3"
+    # the other program ended without closing its database (killed, crashed): its journal is left beside the file
+    subprocess.run([sys.executable, "-c", textwrap.dedent(f"""
+        import os, sqlite3
+        db = sqlite3.connect({str(path)!r}, isolation_level=None)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("CREATE TABLE notes (text)")
+        db.execute("INSERT INTO notes VALUES ('kept in the journal')")
+        os._exit(0)
+    """)], check=True)
+    before = path.read_bytes(), Path(f"{path}-wal").read_bytes()
+    with pytest.raises(StorageError, match="belongs to another program"):
+        SqliteStore(path)
+    assert (path.read_bytes(), Path(f"{path}-wal").read_bytes()) == before
+
+
+def test_an_unmarked_file_with_only_some_of_the_referees_tables_is_not_taken_for_its_database(tmp_path):
+    path = tmp_path / "club.sqlite3"
+    before = _sqlite_file(path, "CREATE TABLE sittings (id INTEGER PRIMARY KEY, name TEXT NOT NULL, created TEXT NOT NULL)")
+    with pytest.raises(StorageError, match="it holds only some of the referee's tables"):
+        SqliteStore(path)
+    assert path.read_bytes() == before
