@@ -124,9 +124,10 @@ class SqliteStore:
                 raise StorageError(f"cannot open the database {self.path}: it is a folder; name a file in it instead")
             self.created = not self.path.exists()
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._probe()
+            ready = self._probe()
             self._db = sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_MS / 1000, check_same_thread=False)
-            self._claim()
+            if not ready:
+                self._claim()
             self._use_wal()
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.execute("PRAGMA foreign_keys=ON")
@@ -143,38 +144,32 @@ class SqliteStore:
             self._close_quietly()
             raise
 
-    def _probe(self) -> None:
-        """Refuse another program's file through a read-only connection first: closing a connection that may write
-        would copy that program's journal into its file."""
+    def _probe(self) -> bool:
+        """Refuse another program's file through a read-only connection first (closing a connection that may write
+        would copy that program's journal into its file), in one snapshot, since another referee may be making the
+        tables meanwhile. True where the file is the referee's with all its tables: nothing to write then (a
+        read-only file can still be shown)."""
         if not self.path.exists():
-            return
+            return False
         probe = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, timeout=BUSY_MS / 1000)
         try:
             probe.execute("BEGIN")
             kind, why = _kind(probe)
+            complete = _has_all_tables(probe)
             probe.execute("COMMIT")
         finally:
             probe.close()
         self._refuse(kind, why)
+        return kind == "ours" and complete
 
     def _close_quietly(self) -> None:
         if self._db is not None:
             self._db.close()
 
     def _claim(self) -> None:
-        """Refuse a file that is not the referee's before anything is written to it (a setting pointed at another
-        program's SQLite file must not get tables added or its journal switched); make the tables in a new one,
-        marked as the referee's. The check is made again inside the write: two referees starting on one new file
-        at once make the tables once."""
-        self._db.execute("BEGIN")  # one snapshot: another referee may be making the tables meanwhile
-        try:
-            kind, why = _kind(self._db)
-            complete = self._has_all_tables()
-        finally:
-            self._db.execute("COMMIT")
-        if kind == "ours" and complete:
-            return
-        self._refuse(kind, why)
+        """Make the tables in a new file, marked as the referee's (or the ones missing from the referee's), after
+        checking the file again inside the write: two referees starting on one new file at once make them once, and
+        a file that became another program's since :meth:`_probe` is refused still."""
         with self._transaction() as db:
             kind, why = _kind(self._db)
             self._refuse(kind, why)
@@ -184,10 +179,6 @@ class SqliteStore:
             if kind == "new":
                 db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
                 db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-
-    def _has_all_tables(self) -> bool:
-        names = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        return set(_COLUMNS) <= names
 
     def _refuse(self, kind: str, why: str) -> None:
         if kind == "foreign":
@@ -200,7 +191,7 @@ class SqliteStore:
     def _use_wal(self) -> None:
         """Write-ahead logging, so that a reader never waits for a writer. Switching to it answers "locked" at
         once, without SQLite's wait, while another referee opens the same new file: tried again for a while."""
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + BUSY_MS / 1000
         while True:
             try:
                 self._db.execute("PRAGMA journal_mode=WAL")
@@ -333,7 +324,6 @@ class _Transaction:
             raise StorageError(f"cannot write to the database {self._path}: {_in_words(error, self._path)}") from None
         return False
 
-
     def _empty_the_journal(self) -> None:
         """Copy the committed pages into the database file and empty the journal beside it (``-wal``). SQLite reads
         a journal left beside a path into whatever file is there next: a backup copied over the database, or the
@@ -356,6 +346,11 @@ def _write_rows(db: sqlite3.Connection, sitting_id: int, rows: Sequence[GameResu
         [(sitting_id, r.number, r.kind.value, json.dumps(r.players), json.dumps(r.places), int(r.tracked))
          for r in rows],
     )
+
+
+def _has_all_tables(db: sqlite3.Connection) -> bool:
+    names = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    return set(_COLUMNS) <= names
 
 
 def _kind(db: sqlite3.Connection) -> tuple[str, str]:
