@@ -328,15 +328,26 @@ def from_address(key: str, default: str | bool) -> str:
     return key
 
 
-def keep_in_address(key: str, default: str | bool) -> None:
-    """Write a setting into the page's address, where it differs from ``default`` (an address stays short); never a
-    camera's address with a user name or password in it (``rtsp://user:pass@...``), which the browser's history
-    would keep."""
-    value = st.session_state.get(key, default)
-    if value == default or (isinstance(value, str) and "@" in value):
-        st.query_params.pop(ADDRESS_KEYS[key], None)
+def put_in_address(name: str, value: str | list[str], default: str | list[str]) -> None:
+    """``value`` under ``name`` in the page's address, where it differs from ``default``: a page opened fresh gets the
+    default anyway, and an address stays short."""
+    if value == default:
+        st.query_params.pop(name, None)
     else:
-        st.query_params[ADDRESS_KEYS[key]] = ("on" if value else "off") if isinstance(value, bool) else str(value)
+        st.query_params[name] = value
+
+
+def keep_in_address(key: str, default: str | bool) -> None:
+    """Write a sidebar setting into the page's address (:func:`put_in_address`); never a camera's address with a user
+    name or password in it (``rtsp://user:pass@...``), which the browser's history would keep."""
+    value = st.session_state.get(key, default)
+    if isinstance(value, str) and "@" in value:
+        value = default
+    put_in_address(ADDRESS_KEYS[key], _spelt(value), _spelt(default))
+
+
+def _spelt(value: str | bool) -> str:
+    return ("on" if value else "off") if isinstance(value, bool) else str(value)
 
 
 def start_sitting(store: SqliteStore, name: str) -> None:
@@ -407,10 +418,7 @@ def setup_screen(referee: Referee) -> None:
     seats: list[str] = st.session_state["seats"]
     # the seats in the page's address too, while they differ from the last game's: a reload or a server's restart
     # in the middle of a setup keeps the players added so far
-    if seats == default:
-        st.query_params.pop("seat", None)
-    else:
-        st.query_params["seat"] = seats
+    put_in_address("seat", seats, default)
     base = previous.rules if previous is not None else Rules()
 
     st.title("New game")
@@ -1473,10 +1481,7 @@ def main() -> None:
         kept = st.query_params.get("screen")
         st.session_state["screen"] = kept if kept in SCREENS else default_view
     view = st.session_state["screen"]
-    if view == default_view:  # the screen in the address too, where it is not the one a fresh page opens on
-        st.query_params.pop("screen", None)
-    else:
-        st.query_params["screen"] = view
+    put_in_address("screen", view, default_view)
     # A fresh key whenever the app switches screens itself, so the control always shows the screen in use.
     st.segmented_control("Screen", SCREENS, default=view, key=f"nav_{view}", on_change=navigate, args=(f"nav_{view}",),
                          label_visibility="collapsed")
