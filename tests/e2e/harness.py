@@ -112,6 +112,11 @@ class Run:
                                        cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT)
         wait_health(self.port, self.server)
 
+    def reload(self) -> None:
+        """The page loaded again (a new session, its address kept), with the verdicts watched again."""
+        self.page.reload()
+        self.page.evaluate(VERDICT_WATCH)
+
     def crash(self) -> None:
         """The app server killed at once, as a crash or a power cut would end it; the page stays open."""
         self.server.kill()
@@ -277,6 +282,13 @@ def play_game(work: Path, shots: Path | None) -> dict:
         run.settle()
         # a message at the top of the page ("Took back Sam's play.") must not stop the browser's camera
         frames = lambda: len([e for e in run.trace_events() if e["kind"] == "frame"])  # noqa: E731
+
+        def frames_in(ms: int) -> int:
+            """The frames that reach the app in the next ``ms`` milliseconds."""
+            before = frames()
+            run.page.wait_for_timeout(ms)
+            return frames() - before
+
         before = frames()
         run.tap("undo")
         run.see("Took back Sam's play")
@@ -286,38 +298,28 @@ def play_game(work: Path, shots: Path | None) -> dict:
         run.page.locator("[class*='st-key-nav_']").get_by_text("Match table").click()
         run.settle()
         run.see("Record a winner")
-        before = frames()
-        run.page.wait_for_timeout(2000)
-        result["frames_on_the_table"] = frames() - before
+        result["frames_on_the_table"] = frames_in(2000)
         run.page.locator("[class*='st-key-nav_']").get_by_text("Game").click()
         run.settle()
         run.see("Sam's turn")
-        before = frames()
-        run.page.wait_for_timeout(2000)
-        result["frames_back_on_the_game"] = frames() - before
+        result["frames_back_on_the_game"] = frames_in(2000)
         result["camera_still_on"] = run.page.frame_locator(WEBRTC_FRAME).get_by_role("button", name="STOP").count() > 0
         # a reload ends the page's camera: the app starts it again by itself, as the table left it ...
         camera = run.page.frame_locator(WEBRTC_FRAME)
-        run.page.reload()
-        run.page.evaluate(VERDICT_WATCH)
+        run.reload()
         run.see("Sam's turn")
         camera.get_by_role("button", name="STOP").wait_for(timeout=30_000)
         run.page.wait_for_timeout(1000)  # frames the page sent before it went are in by now
-        before = frames()
-        run.page.wait_for_timeout(2500)
-        result["frames_after_a_reload"] = frames() - before
+        result["frames_after_a_reload"] = frames_in(2500)
         # ... and stopped, it stays stopped through a reload
         camera.get_by_role("button", name="STOP").click()
         camera.get_by_role("button", name="START").wait_for(timeout=15_000)
         # the app has noted the camera off in the page's address (a reload within that moment would start it again)
         run.page.wait_for_function("() => !location.search.includes('live=on')", timeout=10_000)
-        run.page.reload()
-        run.page.evaluate(VERDICT_WATCH)
+        run.reload()
         run.see("Sam's turn")
         run.page.wait_for_timeout(1000)
-        before = frames()
-        run.page.wait_for_timeout(3000)
-        result["frames_after_stop_and_reload"] = frames() - before
+        result["frames_after_stop_and_reload"] = frames_in(3000)
         result["start_after_stop_and_reload"] = camera.get_by_role("button", name="START").count()
         result["start_retries"] += run.start_camera()
         # the server crashes and is started again (once the app has noted the camera on): the open page reconnects,
@@ -765,7 +767,7 @@ def restarts(work: Path) -> dict:
     enabled = "() => { const b = document.querySelector('.st-key-play_1 button'); return !!b && !b.disabled; }"
     with checked(run, work, result):
         setup_two_players(run, None)
-        for tap, (player, after_ms) in enumerate([("Sam", 0), ("Maya", 0), ("Sam", 300)], start=1):
+        for player, after_ms in [("Sam", 0), ("Maya", 0), ("Sam", 300)]:
             run.crash()
             # while the server is down, the page says so in the app's words, not "Are you connected to the internet?"
             run.page.locator("[role='dialog']").first.wait_for(timeout=15_000)
