@@ -7,6 +7,7 @@ or a server restart shows the same game. Run with ``./run.sh``.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import random
@@ -41,8 +42,8 @@ from assistant import (  # noqa: E402
 from assistant.game import default_dealer  # noqa: E402
 from assistant.referee import Referee  # noqa: E402
 from assistant.rules import CountRule, Order, TableKind  # noqa: E402
-from assistant.storage import (DATA_SETTING, DB_SETTING, MAX_SITTING_NAME, SqliteStore, StaleSitting,  # noqa: E402
-                               default_db_path)
+from assistant.storage import (DATA_SETTING, DB_SETTING, MAX_SITTING_NAME, CalledFirst, OpenCall,  # noqa: E402
+                               SqliteStore, StaleSitting, default_db_path)
 from ui import camera, words  # noqa: E402
 from ui.words import esc  # noqa: E402
 
@@ -213,7 +214,7 @@ def act(event) -> None:
     referee: Referee = st.session_state["_referee"]
     undone = referee.sitting.last_counted if isinstance(event, Undo) else None
     if record(event):
-        cancel_call()
+        end_call()
         if undone is not None:
             flash("info", f"Took back {words.undo_label(undone).removeprefix('Undo ')}.")
         elif isinstance(event, Pass):
@@ -236,7 +237,7 @@ def act_from_state(kind: str) -> None:
         players = ss.get("_table_players") or ()
         places = tuple(ss.get("ranked_places") or ())
         if record(Winner(places=places, players=None if game is not None else tuple(players))):
-            cancel_call()
+            end_call()
             ss["ranked_places"] = []  # a second tap must not record the same game again
             flash("success", f"Recorded: {words.places_text(places)}")
 
@@ -366,8 +367,7 @@ def start_sitting(store: SqliteStore, name: str) -> None:
 def reset_session_ui() -> None:
     st.session_state.pop("seats", None)
     st.query_params.pop("seat", None)
-    st.query_params.pop("call", None)
-    stop_reading(st.session_state.pop("call", None))
+    end_call()
 
 
 # --- setup --------------------------------------------------------------------------------------
@@ -508,7 +508,7 @@ def deal(seats: tuple[str, ...], dealer: str | None, rules: Rules, random_first:
     if record(NewGame(seats, dealer=dealer, rules=rules, first=first)):
         st.session_state["screen"] = "Game"
         st.query_params.pop("seat", None)
-        stop_reading(st.session_state.pop("call", None))
+        end_call()
 
 
 # --- the game screen -----------------------------------------------------------------------------
@@ -602,28 +602,19 @@ def active_feed() -> camera.LiveFeed | None:
     return None
 
 
-def open_call(caller: str, log_len: int | None, ranks: list[str], original: list[str] | None) -> dict:
-    """The call kept in the session: who called, where in the log (None until the page next draws), the cards
-    tapped in so far, and for a correction by hand the first verdict's cards."""
-    call = {"caller": caller, "log_len": log_len, "ranks": list(ranks), "from_reader": False,
-            "by_hand": original is not None, "original": original}
-    st.session_state["call"] = call
-    return call
-
-
-def call_token(call: dict) -> tuple[str, int | None, str]:
+def call_token(call: OpenCall) -> tuple[str, int, str]:
     """Names a call for the camera's feed: the sitting, the place in its log, the caller."""
-    return str(st.session_state.get("_sitting_key")), call.get("log_len"), call["caller"]
+    return str(st.session_state.get("_sitting_key")), call.at, call.caller
 
 
-def arm_feed(feed: camera.LiveFeed, call: dict) -> None:
+def arm_feed(feed: camera.LiveFeed, call: OpenCall) -> None:
     """The feed reads this call; the session remembers the feed, to stop it when the call ends even if the
     camera was switched meanwhile (an armed feed reads every frame)."""
     feed.arm(call_token(call))
     st.session_state["_armed_feed"] = feed
 
 
-def stop_reading(call: dict | None) -> None:
+def stop_reading(call: OpenCall | None) -> None:
     """``call`` is over for this session: the feed it armed stops reading it, whatever camera is chosen now, and
     only if it still reads that call (a camera on the server is shared: another window's call on it is not
     this window's to stop)."""
@@ -632,58 +623,92 @@ def stop_reading(call: dict | None) -> None:
         feed.disarm(call_token(call))
 
 
-def start_call(caller: str, log_len: int, ranks: list[str] | None = None, original: list[str] | None = None) -> None:
-    call = open_call(caller, log_len, ranks or [], original)
-    keep_call(call)
-    feed = active_feed()
-    if feed is not None:
-        arm_feed(feed, call)
+def keep_call(call: OpenCall) -> bool:
+    """Store the call as it now stands, beside the log (a reload, a restarted server or another window finds it, cards
+    and all), and hold it in this session for the buttons and the camera; a refusal is said, and changes nothing."""
+    referee: Referee = st.session_state["_referee"]
+    try:
+        referee.keep_call(call)
+    except CalledFirst as error:
+        flash("warning", f"{error.caller} called Cheat! on this play first, in another window: that call is the one "
+                         "open now.")
+        return False
+    except StaleSitting:
+        flash("warning", "Another window changed this game first, so your tap was not recorded. The screen now "
+                         "shows the game as it stands: check whose turn it is before tapping again.")
+        return False
+    except StorageError as error:
+        flash("error", words.storage_problem(str(error)))
+        return False
+    except IllegalAction as error:
+        flash("error", words.sentence(str(error)))
+        return False
+    st.session_state["call"] = call
+    return True
 
 
-def keep_call(call: dict) -> None:
-    """Write an open call into the page's address (where it is in the log, the cards tapped in so far, whether
-    it is a correction by hand, and the caller, last since a name may hold anything): a reload or a restarted
-    server opens it again as it was, instead of with no cards."""
-    if call.get("log_len") is not None:
-        hand = ("hand=" + ",".join(call.get("original") or [])) if call.get("by_hand") else ""
-        st.query_params["call"] = f"{call['log_len']}:{','.join(call['ranks'])}:{hand}:{call['caller']}"
+def start_call(caller: str, log_len: int) -> None:
+    if keep_call(OpenCall(log_len, caller)):
+        feed = active_feed()
+        if feed is not None:
+            arm_feed(feed, st.session_state["call"])
 
 
-def reopened_call(address: str) -> tuple[int, list[str], list[str] | None, str] | None:
-    """The call a page address keeps (see :func:`keep_call`): where it is in the log, its cards, the first
-    verdict's cards when it is a correction by hand (else None), and the caller; None if the address holds none."""
-    parts = address.split(":", 3)
-    if len(parts) != 4 or not parts[0].isdigit() or not (parts[2] == "" or parts[2].startswith("hand")):
-        return None
-    at, ranks, hand, caller = parts
-    known = {r.value for r in Rank}
-    cards = [r for r in ranks.split(",") if r]
-    original = [r for r in hand.partition("=")[2].split(",") if r] if hand else None
-    if any(r not in known for r in cards + (original or [])):
-        return None
-    return int(at), cards, original, caller
+def end_call() -> None:
+    """The call is over for this window (settled, cancelled, or overtaken): its camera stops reading it."""
+    stop_reading(st.session_state.pop("call", None))
 
 
 def cancel_call() -> None:
-    st.query_params.pop("call", None)
-    stop_reading(st.session_state.pop("call", None))
+    """Cancel the open call, in every window: nobody turns the cards up, and the game goes on as before the call."""
+    try:
+        st.session_state["_referee"].drop_call()
+    except StorageError as error:
+        flash("error", words.storage_problem(str(error)))
+        return
+    end_call()
+
+
+def current_call(referee: Referee) -> OpenCall | None:
+    """The call open on the game as stored: this window's, another window's, or one that a reload or a restarted
+    server left open. A call that ended or changed elsewhere stops what this window's camera read for it."""
+    try:
+        stored = referee.open_call()
+    except StorageError as error:
+        st.error(words.storage_problem(str(error)))
+        stored = None
+    held = st.session_state.get("call")
+    if held is not None and (stored is None or (held.at, held.caller) != (stored.at, stored.caller)):
+        end_call()
+    if stored is not None:
+        st.session_state["call"] = stored
+    return stored
+
+
+def still_open(referee: Referee, call: OpenCall | None) -> bool:
+    """Whether the call this window holds (or no call) is still the one stored: another window may have opened,
+    cancelled or settled one, or tapped cards in, since this page was drawn."""
+    try:
+        return referee.open_call() == call
+    except StorageError:
+        return True  # nothing better known: the page's next run says what is wrong with the database
 
 
 def reveal_edit(action: str, rank: str | None = None) -> None:
     call = st.session_state.get("call")
     if call is None:
         return
+    revealed = list(call.revealed)
     if action == "add" and rank is not None:
-        call["ranks"].append(rank)
-    elif action == "back" and call["ranks"]:
-        call["ranks"].pop()
+        revealed.append(Rank(rank))
+    elif action == "back" and revealed:
+        revealed.pop()
     elif action == "clear":
-        call["ranks"].clear()
+        revealed.clear()
     elif action == "honest":
         count, claimed = rank.split(":")
-        call["ranks"] = [claimed] * int(count)
-    call["from_reader"] = False
-    keep_call(call)
+        revealed = [Rank(claimed)] * int(count)
+    keep_call(dataclasses.replace(call, revealed=tuple(revealed)))
 
 
 #: Keyboard keys for the reveal buttons (the number of cards played is keys 1 to 8 on the game screen).
@@ -757,7 +782,7 @@ def choice_keys(ranks: tuple[Rank, ...], turn: str) -> None:
 
 def apply_call(caller: str, ranks: tuple[Rank, ...]) -> None:
     if record(Call(caller, ranks)):
-        cancel_call()
+        end_call()
 
 
 def correct_last_verdict(caller: str, revealed: tuple[Rank, ...]) -> None:
@@ -767,9 +792,9 @@ def correct_last_verdict(caller: str, revealed: tuple[Rank, ...]) -> None:
         flash("warning", "The game has moved on since that verdict: use Undo to go back to it first.")
         return
     if record(Undo()):
-        # by hand from here: the camera's reading is what the table disputes, so it is not applied again
-        cards = [r.value for r in revealed]
-        open_call(caller, None, cards, original=cards)  # by hand: no feed is armed for it, and none polled
+        # by hand from here (a call with the first verdict's cards kept is corrected by hand): the camera's reading
+        # is what the table disputes, so it is not applied again, and no feed is armed for it
+        keep_call(OpenCall(len(referee.sitting.log), caller, revealed, original=revealed))
 
 
 def game_screen(referee: Referee) -> None:
@@ -782,20 +807,7 @@ def game_screen(referee: Referee) -> None:
         button(st, "Set up a game", key="goto_setup", on_click=lambda: st.session_state.update(screen="Setup"), type="primary")
         return
 
-    call = st.session_state.get("call")
-    if call is None and st.query_params.get("call"):  # a reload during a call: open it again, cards and all
-        kept = reopened_call(str(st.query_params["call"]))
-        if kept is not None and kept[0] == log_len and game.awaiting_call and kept[3] in game.players:
-            start_call(kept[3], log_len, ranks=kept[1], original=kept[2])
-            call = st.session_state["call"]
-        else:
-            st.query_params.pop("call", None)
-    if call is not None and (not game.awaiting_call or (call["log_len"] is not None and call["log_len"] != log_len)):
-        cancel_call()
-        call = None
-    if call is not None and call["log_len"] is None:
-        call["log_len"] = log_len
-        keep_call(call)
+    call = current_call(referee)
 
     claim = game.last_play
     verdict = game.last_call
@@ -814,7 +826,7 @@ def game_screen(referee: Referee) -> None:
             st.markdown(f"<div class='cr-win'>🏆 {esc(winner)} wins!</div>", unsafe_allow_html=True)
         speak(f"{winner} wins!", f"win:{st.session_state['_sitting_key']}:{log_len}")
     elif call is not None:
-        st.markdown(f"<div class='cr-turn'>{esc(call['caller'])} calls Cheat! on {esc(claim.player)}</div>"
+        st.markdown(f"<div class='cr-turn'>{esc(call.caller)} calls Cheat! on {esc(claim.player)}</div>"
                     f"<div class='cr-due'>{esc(claim.player)} claimed {esc(words.claim_text(claim))}: "
                     f"turn those cards face up</div>", unsafe_allow_html=True)
     elif game.awaiting_call and claim is not None and game.hands[claim.player] == 0:
@@ -932,17 +944,17 @@ def action_panel(referee: Referee, game, log_len: int) -> None:
                 st.caption("Nobody holds four cards.")
 
 
-def call_panel(referee: Referee, game, call: dict) -> None:
+def call_panel(referee: Referee, game, call: OpenCall) -> None:
     claim = game.last_play
-    caller = call["caller"]
+    caller = call.caller
     source = st.session_state.get("camera_source", "none")
     reader_ok = camera.load_reader() is not None
-    if call.get("by_hand"):
+    if call.original is not None:
         st.info("Correct the cards by hand, then apply the verdict.")
     elif source in ("live", "server") and reader_ok:
         live_reading(referee, caller)
     elif source in ("snapshot", "upload") and reader_ok:
-        still_reading(source, call)
+        still_reading(source)
     elif source != "none" and not reader_ok:
         st.info("The card reader is not installed on this machine: tap the revealed cards below.")
 
@@ -964,18 +976,18 @@ def call_panel(referee: Referee, game, call: dict) -> None:
     b1, b2, b3 = grid.columns(3)
     button(b1, "Back one card", key="reveal_back", on_click=reveal_edit, args=("back",), wrap=True)
     button(b2, "Clear", key="reveal_clear", on_click=reveal_edit, args=("clear",), wrap=True)
-    if call.get("original"):  # a correction: the verdict was taken back to correct it, and may be put back as it was
-        first = tuple(Rank(r) for r in call["original"])
-        button(b3, "Keep the first verdict", key="keep_verdict", on_click=apply_call, args=(caller, first), wrap=True)
+    if call.original is not None:  # a correction: the verdict was taken back to correct it, and may be put back
+        button(b3, "Keep the first verdict", key="keep_verdict", on_click=apply_call, args=(caller, call.original),
+               wrap=True)
     else:
         button(b3, "Cancel the call", key="cancel_call", on_click=cancel_call, wrap=True)
 
 
-def revealed_so_far(game, caller: str, claim, call: dict) -> None:
+def revealed_so_far(game, caller: str, claim, call: OpenCall) -> None:
     """The cards tapped in, what they would make the verdict, and the button that applies it: above the rank
     buttons, where a laptop's screen shows it without scrolling, and in one place whether or not cards are in
     (the buttons below must not move under a finger between two taps)."""
-    revealed = tuple(Rank(r) for r in call["ranks"])
+    revealed = call.revealed
     shown = " ".join(r.value for r in revealed) or "none yet"
     short = (f" <span class='cr-sub'>({len(revealed)} of the {claim.count} claimed: apply once every card laid is in)</span>"
              if 0 < len(revealed) < claim.count else "")
@@ -1035,9 +1047,11 @@ def live_reading(referee: Referee, caller: str) -> None:
         if not reading.ranks and not feed.frames_seen:
             why = ("the camera has sent no picture yet: press START under it"
                    if st.session_state.get("camera_source") == "live" else "the camera has sent no picture yet")
-        if ok and call["ranks"]:
+        if ok and call.revealed:
             # the table has started entering the cards by hand: it has taken over, the camera only advises
             ok, why = False, "the table is entering the cards"
+        if ok and not still_open(referee, call):
+            st.rerun(scope="app")  # cancelled or settled in another window since this page was drawn
         if ok:
             try:
                 verdict_for(referee.state.game, caller, reading.ranks)
@@ -1047,26 +1061,24 @@ def live_reading(referee: Referee, caller: str) -> None:
                 return
             if record(Call(caller, reading.ranks)):
                 camera.trace("verdict_recorded", ranks=[r.value for r in reading.ranks])
-                cancel_call()
+                end_call()
             st.rerun(scope="app")
         seen = " ".join(r.value for r in reading.ranks) or "nothing yet"
         st.markdown(f"<div class='cr-sub'>Camera reads: <b>{esc(seen)}</b> ({esc(why)})</div>", unsafe_allow_html=True)
         if reading.ranks and st.button("Use what the camera read", key="use_reading"):
-            use_reading([r.value for r in reading.ranks])
+            use_reading(reading.ranks)
             st.rerun(scope="app")  # a button in a fragment reruns only the fragment: redraw the call panel too
 
     poll()
 
 
-def use_reading(ranks: list[str]) -> None:
+def use_reading(ranks: tuple[Rank, ...]) -> None:
     call = st.session_state.get("call")
     if call is not None:
-        call["ranks"] = list(ranks)
-        call["from_reader"] = True
-        keep_call(call)
+        keep_call(dataclasses.replace(call, revealed=tuple(ranks)))
 
 
-def still_reading(source: str, call: dict) -> None:
+def still_reading(source: str) -> None:
     data = None
     if source == "snapshot":
         camera_check()
@@ -1108,7 +1120,7 @@ def reading_shown(reading: camera.Reading, annotated, claimed: int | None = None
         said.caption(words.sentence(note))
     if reading.ranks:
         button(said, "Use this reading" if reading.sure else "Use the best guess", key="use_still", on_click=use_reading,
-                    args=([r.value for r in reading.ranks],),
+                    args=(reading.ranks,),
                     type="primary" if reading.sure and not differs else "secondary")
 
 
@@ -1382,7 +1394,7 @@ def table_screen(referee: Referee) -> None:
 
 
 def watch_other_tabs(referee: Referee) -> None:
-    """Another tab or a restart may write: notice a change in the stored log and redraw."""
+    """Another tab or a restart may write: notice a change in the stored log, or in the open call, and redraw."""
 
     @st.fragment(run_every=2)
     def watch() -> None:
@@ -1390,7 +1402,8 @@ def watch_other_tabs(referee: Referee) -> None:
             stored = next((s.events for s in referee.store.sittings() if s.id == referee.sitting_id), None)
         except StorageError:
             return
-        if stored != len(referee.sitting.log):
+        on_the_game = st.session_state.get("screen") == "Game"  # where the open call is shown, and held
+        if stored != len(referee.sitting.log) or (on_the_game and not still_open(referee, st.session_state.get("call"))):
             st.rerun(scope="app")
 
     watch()

@@ -432,21 +432,27 @@ def check_reveal(game: Game, revealed: tuple[Rank, ...]) -> None:
             raise ImpossibleReveal(f"{seen} cards of rank {rank.value} revealed, but only {left} are in play")
 
 
+def check_caller(game: Game, caller: str) -> None:
+    """Raise IllegalAction, saying why, unless ``caller`` may call the last play now: asked as soon as Cheat! is
+    called, before any card is turned up, and again with the verdict."""
+    if game.over or not game.awaiting_call or game.last_play is None:
+        raise IllegalAction("no play to call")
+    if caller not in game.players:
+        raise IllegalAction(f"{caller} is not playing in this game")
+    if caller == game.last_play.player:
+        raise IllegalAction(f"{caller} cannot call their own play")
+    if caller in game.places:
+        raise IllegalAction(f"{caller} is out of the game and cannot call")
+
+
 def verdict_for(game: Game, caller: str, revealed: tuple[Rank, ...]) -> Verdict:
     """The verdict a call would give, without applying it: lets the table see it before it counts.
 
     Raises IllegalAction for a call the rules do not allow and ImpossibleReveal for cards the deck
     cannot hold.
     """
-    if game.over or not game.awaiting_call or game.last_play is None:
-        raise IllegalAction("no play to call")
+    check_caller(game, caller)
     claim = game.last_play
-    if caller not in game.players:
-        raise IllegalAction(f"{caller} is not playing in this game")
-    if caller == claim.player:
-        raise IllegalAction(f"{caller} cannot call their own play")
-    if caller in game.places:
-        raise IllegalAction(f"{caller} is out of the game and cannot call")
     check_reveal(game, revealed)
     lie = judge(game.rules, claim, revealed)
     pile = game.pile + len(revealed) - claim.count

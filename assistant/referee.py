@@ -6,11 +6,11 @@ import csv
 import io
 from typing import Iterable
 
-from .errors import StorageError
+from .errors import IllegalAction, StorageError
 from .events import Event
-from .game import State
+from .game import State, check_caller
 from .sitting import Sitting, rebuild, replay, write_transcript
-from .storage import SittingInfo, StaleSitting, Store
+from .storage import OpenCall, SittingInfo, StaleSitting, Store
 
 
 class Referee:
@@ -48,6 +48,37 @@ class Referee:
             raise
         self.sitting.commit(event, new)
         return new
+
+    def open_call(self) -> OpenCall | None:
+        """The Cheat! call open on the game as this referee last read it; a call stored before a later event (another
+        window's) is over, and is not returned."""
+        call = self.store.open_call(self.sitting_id)
+        if call is None or call.at != len(self.sitting.log) or self.state.game is None:
+            return None
+        try:
+            check_caller(self.state.game, call.caller)
+        except IllegalAction:
+            return None
+        return call
+
+    def keep_call(self, call: OpenCall) -> None:
+        """Store a call as it opens, and again as each revealed card is tapped in: raises IllegalAction for a call
+        the rules do not allow, StaleSitting (and reloads) once another window has moved the game on, StorageError
+        when it cannot be written. The cards are checked against the deck with the verdict, not while they come in."""
+        if call.at != len(self.sitting.log):
+            raise IllegalAction("the game has moved on since that call")
+        if self.state.game is None:
+            raise IllegalAction("no play to call")
+        check_caller(self.state.game, call.caller)
+        try:
+            self.store.keep_call(self.sitting_id, call)
+        except StaleSitting:
+            self.reload()
+            raise
+
+    def drop_call(self) -> None:
+        """Forget the open call (cancelled); recording any event forgets it as well."""
+        self.store.drop_call(self.sitting_id)
 
     def reload(self) -> None:
         """Read the sitting again from storage (after another window changed it)."""

@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Protocol, Sequence
 
+from .cards import Rank
 from .errors import BadEvent, StorageError
 from .events import Event, from_dict, to_dict
 from .game import GameResult
@@ -49,6 +50,20 @@ class SittingInfo:
     active: str = ""
 
 
+@dataclass(frozen=True)
+class OpenCall:
+    """A Cheat! called and not settled yet: who called, at which point of the log (its length then), the revealed
+    cards tapped in so far, and, for a verdict taken back to be corrected, that verdict's cards.
+
+    Not an event: a transcript has a call only with its verdict. It is kept beside the log all the same, so that a
+    reload, a crash or a second window finds the call as it was, cards and all, instead of the turn without it."""
+
+    at: int
+    caller: str
+    revealed: tuple[Rank, ...] = ()
+    original: tuple[Rank, ...] | None = None
+
+
 class Store(Protocol):
     """What the referee needs from a database; every method is one transaction."""
 
@@ -62,11 +77,25 @@ class Store(Protocol):
 
     def append(self, sitting_id: int, seq: int, event: Event, rows: Sequence[GameResult] | None) -> None: ...
 
+    def open_call(self, sitting_id: int) -> OpenCall | None: ...
+
+    def keep_call(self, sitting_id: int, call: OpenCall) -> None: ...
+
+    def drop_call(self, sitting_id: int) -> None: ...
+
     def close(self) -> None: ...
 
 
 class StaleSitting(StorageError):
     """Another tab or process recorded an event first; reload the sitting and try again."""
+
+
+class CalledFirst(StaleSitting):
+    """Another window stored a call by another player on the same play first: one call at a time, the first."""
+
+    def __init__(self, caller: str) -> None:
+        super().__init__(f"{caller} called Cheat! on this play first")
+        self.caller = caller
 
 
 _SCHEMA = """
@@ -91,20 +120,31 @@ CREATE TABLE IF NOT EXISTS games (
     tracked INTEGER NOT NULL,
     PRIMARY KEY (sitting_id, number)
 );
+CREATE TABLE IF NOT EXISTS open_calls (
+    sitting_id INTEGER PRIMARY KEY REFERENCES sittings(id),
+    at INTEGER NOT NULL,
+    caller TEXT NOT NULL,
+    revealed TEXT NOT NULL,
+    original TEXT
+);
 """
 
 
 #: The referee's mark in a SQLite file's header (``PRAGMA application_id``, "CHRF"), and the version of its tables
 #: (``PRAGMA user_version``): a file that carries neither and holds tables of its own is another program's.
+#: Version 2 added ``open_calls``; an older file gets it, and the mark, when it is first opened.
 APPLICATION_ID = 0x43485246
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 #: How long a write waits for another writer (milliseconds).
 BUSY_MS = 10_000
 _COLUMNS = {
     "sittings": ("id", "name", "created"),
     "events": ("sitting_id", "seq", "body", "recorded"),
     "games": ("sitting_id", "number", "kind", "players", "places", "tracked"),
+    "open_calls": ("sitting_id", "at", "caller", "revealed", "original"),
 }
+#: The tables of the referee's files from before they carried its mark.
+_UNMARKED_TABLES = ("sittings", "events", "games")
 
 
 class SqliteStore:
@@ -147,15 +187,15 @@ class SqliteStore:
     def _probe(self) -> bool:
         """Refuse another program's file through a read-only connection first (closing a connection that may write
         would copy that program's journal into its file), in one snapshot, since another referee may be making the
-        tables meanwhile. True where the file is the referee's with all its tables: nothing to write then (a
-        read-only file can still be shown)."""
+        tables meanwhile. True where the file is the referee's, up to date: nothing to write then (a read-only file
+        can still be shown)."""
         if not self.path.exists():
             return False
         probe = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, timeout=BUSY_MS / 1000)
         try:
             probe.execute("BEGIN")
             kind, why = _kind(probe)
-            complete = _has_all_tables(probe)
+            complete = _has_all_tables(probe) and probe.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
             probe.execute("COMMIT")
         finally:
             probe.close()
@@ -167,18 +207,18 @@ class SqliteStore:
             self._db.close()
 
     def _claim(self) -> None:
-        """Make the tables in a new file, marked as the referee's (or the ones missing from the referee's), after
-        checking the file again inside the write: two referees starting on one new file at once make them once, and
-        a file that became another program's since :meth:`_probe` is refused still."""
+        """Make the tables in a new file, or the ones an older file of the referee's lacks, and mark it as the
+        referee's at this version, after checking the file again inside the write: two referees starting on one
+        new file at once make them once, and a file that became another program's since :meth:`_probe` is refused
+        still."""
         with self._transaction() as db:
             kind, why = _kind(self._db)
             self._refuse(kind, why)
             for statement in _SCHEMA.split(";"):  # executescript would end the transaction first
                 if statement.strip():
                     db.execute(statement)
-            if kind == "new":
-                db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-                db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def _refuse(self, kind: str, why: str) -> None:
         if kind == "foreign":
@@ -280,6 +320,41 @@ class SqliteStore:
             if rows is not None:
                 db.execute("DELETE FROM games WHERE sitting_id = ?", (sitting_id,))
                 _write_rows(db, sitting_id, rows)
+            db.execute("DELETE FROM open_calls WHERE sitting_id = ?", (sitting_id,))  # settled, or overtaken
+
+    def open_call(self, sitting_id: int) -> OpenCall | None:
+        """The call open in this sitting, if any. One that cannot be read back (a row edited by hand) is no call:
+        the log is untouched, and the table calls again."""
+        rows = self._read("SELECT at, caller, revealed, original FROM open_calls WHERE sitting_id = ?", (sitting_id,))
+        if not rows:
+            return None
+        at, caller, revealed, original = rows[0]
+        try:
+            return OpenCall(at, caller, _ranks(revealed), None if original is None else _ranks(original))
+        except (ValueError, TypeError):
+            return None
+
+    def keep_call(self, sitting_id: int, call: OpenCall) -> None:
+        """Store the sitting's open call (a new one, or its cards as they are tapped in), only while the log is
+        as long as when it was called (StaleSitting once another window has recorded an event) and no other player's
+        call on the same play is open (CalledFirst)."""
+        with self._transaction() as db:
+            (length,) = db.execute("SELECT COUNT(*) FROM events WHERE sitting_id = ?", (sitting_id,)).fetchone()
+            if length != call.at:
+                raise StaleSitting("the game was changed in another window; it has been reloaded")
+            first = db.execute("SELECT caller FROM open_calls WHERE sitting_id = ? AND at = ?",
+                               (sitting_id, call.at)).fetchone()
+            if first is not None and first[0] != call.caller:
+                raise CalledFirst(first[0])
+            db.execute("INSERT OR REPLACE INTO open_calls (sitting_id, at, caller, revealed, original) "
+                       "VALUES (?, ?, ?, ?, ?)",
+                       (sitting_id, call.at, call.caller, json.dumps([r.value for r in call.revealed]),
+                        None if call.original is None else json.dumps([r.value for r in call.original])))
+
+    def drop_call(self, sitting_id: int) -> None:
+        """The call was cancelled: forget it."""
+        with self._transaction() as db:
+            db.execute("DELETE FROM open_calls WHERE sitting_id = ?", (sitting_id,))
 
     def _read(self, sql: str, params: tuple = ()) -> list[tuple]:
         self._still_there()
@@ -348,6 +423,13 @@ def _write_rows(db: sqlite3.Connection, sitting_id: int, rows: Sequence[GameResu
     )
 
 
+def _ranks(text: str) -> tuple[Rank, ...]:
+    values = json.loads(text)
+    if not isinstance(values, list):
+        raise ValueError("not a list of ranks")
+    return tuple(Rank(v) for v in values)
+
+
 def _has_all_tables(db: sqlite3.Connection) -> bool:
     names = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     return set(_COLUMNS) <= names
@@ -368,11 +450,11 @@ def _kind(db: sqlite3.Connection) -> tuple[str, str]:
     if not objects:
         return "new", ""
     for kind, name in objects:
-        if kind != "table" or name not in _COLUMNS:
+        if kind != "table" or name not in _UNMARKED_TABLES:
             return "foreign", f"it holds the {kind} {name!r}"
         if tuple(row[1] for row in db.execute(f"PRAGMA table_info({name})")) != _COLUMNS[name]:
             return "foreign", f"its table {name!r} has other columns than the referee's"
-    if len(objects) != len(_COLUMNS):  # the referee made its three tables together, before it marked its files
+    if len(objects) != len(_UNMARKED_TABLES):  # the referee made its three tables together, before it marked its files
         return "foreign", "it holds only some of the referee's tables"
     return "ours", ""
 

@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 from assistant import NewGame, Rank
 from assistant.referee import Referee
 from assistant.rules import CountRule, Order, TableKind
-from assistant.storage import SqliteStore
+from assistant.storage import OpenCall, SqliteStore
 
 from .conftest import add_players, click, deal, errors, open_app, reloaded, start_sitting, text
 
@@ -19,6 +19,15 @@ def stored_state(db):
     store = SqliteStore(db)
     sitting = store.sittings()[-1]
     return Referee(store, sitting.id)
+
+
+def stored_call(db) -> OpenCall | None:
+    """The call open in the sitting, as the database keeps it for every window."""
+    return stored_state(db).open_call()
+
+
+def revealed(db) -> list[str]:
+    return [r.value for r in stored_call(db).revealed]
 
 
 # --- setup ------------------------------------------------------------------------------------
@@ -190,7 +199,7 @@ def test_correction_by_hand_before_and_after_the_verdict(db):
     assert "Lie: Sam picks up 2 cards" in text(at)
     # the table disagrees after the verdict: take it back and correct the cards by hand
     click(at, "correct_verdict")
-    assert at.session_state["call"]["ranks"] == ["A", "7"]
+    assert revealed(db) == ["A", "7"]
     assert stored_state(db).state.game.awaiting_call
     click(at, "reveal_back")
     click(at, "reveal_add_A")
@@ -204,8 +213,9 @@ def test_cancel_a_call(db):
     at = deal(open_app(), "Sam", "Maya")
     click(at, "play_1")
     click(at, "cheat_Maya")
+    assert stored_call(db) == OpenCall(2, "Maya")
     click(at, "cancel_call")
-    assert "call" not in at.session_state
+    assert "call" not in at.session_state and stored_call(db) is None
     assert any(b.key == "cheat_Maya" for b in at.button)
 
 
@@ -254,7 +264,9 @@ def test_a_last_play_is_held_until_it_survives_then_the_winner(db):
     click(at, "cheat_Maya")
     click(at, "reveal_add_A")
     click(at, "reveal_add_2")
-    at.session_state["call"]["ranks"] = ["A"] * 4 + ["2"] * 4 + ["3"] * 4 + ["4"] * 4 + ["5"] * 4 + ["6"] * 4 + ["7", "7"]
+    cards = ["A"] * 4 + ["2"] * 4 + ["3"] * 4 + ["4"] * 4 + ["5"] * 4 + ["6"] * 4 + ["7", "7"]
+    referee = stored_state(db)
+    referee.keep_call(OpenCall(len(referee.sitting.log), "Maya", tuple(Rank(r) for r in cards)))  # 26 taps
     at.run()
     click(at, "apply_verdict")
     assert "Lie: Sam picks up 26 cards" in text(at)
@@ -456,17 +468,42 @@ def test_a_reload_during_a_call_keeps_the_call_open(db):
     click(at, "play_2")
     click(at, "cheat_Leo")
     click(at, "reveal_add_A")  # one card tapped in before the reload
-    # a reload keeps the address (the sitting, the open call and its cards) but nothing else of the session
+    # a reload keeps the address (the sitting) but nothing else of the session: the call is in the database
     again = reloaded(at)
-    assert "Leo calls Cheat! on Sam" in text(again)
-    assert again.session_state["call"]["ranks"] == ["A"] and "Revealed: A" in text(again)
+    assert "Leo calls Cheat! on Sam" in text(again) and "Revealed: A" in text(again)
     click(again, "reveal_honest")
     click(again, "apply_verdict")
     assert "Honest: Leo picks up 2 cards" in text(again)
-    assert "call" not in again.query_params
-    # a call left open in an address that is out of date is dropped
-    stale = reloaded(at)
-    assert "calls Cheat!" not in text(stale) and "Maya's turn" in text(stale)
+    # the first page, drawn again, shows the verdict too: its call is over
+    at.run()
+    assert "calls Cheat!" not in text(at) and "Maya's turn" in text(at) and "call" not in at.session_state
+
+
+def test_a_call_shows_in_a_page_opened_at_the_plain_address_and_in_another_window(db):
+    """The call used to live in the address of the window that opened it: a fresh page, or a second window beside
+    it, showed the turn without it, and a call there was a second call."""
+    at = deal(open_app(), "Sam", "Maya", "Leo")
+    click(at, "play_2")
+    click(at, "cheat_Leo")
+    fresh = open_app()
+    assert "Leo calls Cheat! on Sam" in text(fresh)
+    click(fresh, "reveal_add_A")
+    at.run()
+    assert "Revealed: A" in text(at), "the cards tapped in another window"
+    click(at, "cancel_call")  # cancelled in one window: cancelled in every window
+    fresh.run()
+    assert "calls Cheat!" not in text(fresh) and any(b.key == "cheat_Maya" for b in fresh.button)
+
+
+def test_a_second_window_tapping_another_caller_is_told_who_called_first(db):
+    at = deal(open_app(), "Sam", "Maya", "Leo")
+    other = open_app()
+    click(at, "play_2")
+    other.run()
+    click(at, "cheat_Leo")
+    click(other, "cheat_Maya")  # drawn before Leo's call reached it
+    assert any("Leo called Cheat! on this play first, in another window" in w for w in errors(other))
+    assert "Leo calls Cheat! on Sam" in text(other) and stored_call(db) == OpenCall(2, "Leo")
 
 
 
@@ -530,7 +567,7 @@ def test_the_honest_shortcut_is_offered_only_when_the_cards_could_all_be_the_cla
     click(at, "play_2")
     click(at, "cheat_Maya")
     click(at, "reveal_honest")
-    assert at.session_state["call"]["ranks"] == ["A", "A"]
+    assert revealed(db) == ["A", "A"]
 
 
 def match_then_ranked_win() -> AppTest:
@@ -568,8 +605,8 @@ def lie_under_correction() -> AppTest:
 def test_a_reload_during_a_correction_keeps_it_by_hand_with_its_cards(db):
     again = reloaded(lie_under_correction())
     call = again.session_state["call"]
-    assert call["ranks"] == ["A", "7"] and call["by_hand"], "the camera must not decide a disputed call again"
-    assert call["original"] == ["A", "7"], "the first verdict can still be kept after the reload"
+    assert call.revealed == (Rank.ACE, Rank.SEVEN) and call == stored_call(db)
+    assert call.original == (Rank.ACE, Rank.SEVEN), "the first verdict can still be kept after the reload"
     assert "Correct the cards by hand" in " ".join(i.value for i in again.info)
 
 

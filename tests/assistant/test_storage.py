@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import os
 import sqlite3
 import subprocess
@@ -14,11 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from assistant import IllegalAction, NewGame, Play, StorageError, TranscriptError, Undo, Winner
+from assistant import IllegalAction, NewGame, Play, Rank, StorageError, TranscriptError, Undo, Winner
+from assistant.events import to_dict
 from assistant.referee import Referee
-from assistant.storage import SqliteStore, StaleSitting, default_db_path
+from assistant.storage import OpenCall, SqliteStore, StaleSitting, default_db_path
 
-from .helpers import call
+from .helpers import call, ranks
 
 PLAYERS = ("Alice", "Ben", "Cara", "Dev")
 
@@ -337,23 +339,44 @@ def test_a_new_database_carries_the_referees_mark_and_an_older_unmarked_one_stil
     assert new.created
     raw = sqlite3.connect(tmp_path / "new.sqlite3")
     assert raw.execute("PRAGMA application_id").fetchone()[0] == 0x43485246
-    assert raw.execute("PRAGMA user_version").fetchone()[0] == 1
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == 2
     # a database from before the mark: the referee's three tables with their columns, its sittings kept
     old = tmp_path / "old.sqlite3"
-    schema = [f"CREATE TABLE {name} ({', '.join(columns)})" for name, columns in {
-        "sittings": ("id INTEGER PRIMARY KEY", "name TEXT NOT NULL", "created TEXT NOT NULL"),
-        "events": ("sitting_id", "seq", "body", "recorded"),
-        "games": ("sitting_id", "number", "kind", "players", "places", "tracked")}.items()]
-    _sqlite_file(old, *schema, "INSERT INTO sittings (name, created) VALUES ('Friday', '2026-11-27T20:00:00+00:00')")
+    _sqlite_file(old, *_FIRST_TABLES, "INSERT INTO sittings (name, created) VALUES ('Friday', '2026-11-27T20:00:00+00:00')")
     reopened = SqliteStore(old)
     assert not reopened.created and [s.name for s in reopened.sittings()] == ["Friday"]
+
+
+#: The referee's tables as its first versions made them (unmarked, then marked as version 1).
+_FIRST_TABLES = [f"CREATE TABLE {name} ({', '.join(columns)})" for name, columns in {
+    "sittings": ("id INTEGER PRIMARY KEY", "name TEXT NOT NULL", "created TEXT NOT NULL"),
+    "events": ("sitting_id", "seq", "body", "recorded"),
+    "games": ("sitting_id", "number", "kind", "players", "places", "tracked")}.items()]
+
+
+@pytest.mark.parametrize("mark", [[], ["PRAGMA application_id = 1128813126", "PRAGMA user_version = 1"]],
+                         ids=["unmarked", "version 1"])
+def test_an_older_database_is_brought_up_to_date_and_keeps_its_games(tmp_path, mark):
+    """Version 2 keeps open calls: a file of an earlier version gets that table and the mark, and loses nothing."""
+    path = tmp_path / "old.sqlite3"
+    game = json.dumps(to_dict(NewGame(PLAYERS)))
+    _sqlite_file(path, *mark, *_FIRST_TABLES, "INSERT INTO sittings (name, created) VALUES ('Friday', '2026-11-27')",
+                 f"INSERT INTO events VALUES (1, 0, '{game}', '2026-11-27')")
+    referee = Referee(SqliteStore(path), 1)
+    assert referee.sitting.log == [NewGame(PLAYERS)]
+    referee.record(Play("Alice", 2, Rank.ACE))
+    referee.keep_call(OpenCall(2, "Cara"))
+    raw = sqlite3.connect(path)
+    assert raw.execute("PRAGMA application_id").fetchone()[0] == 0x43485246
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert Referee(SqliteStore(path), 1).open_call() == OpenCall(2, "Cara")
 
 
 def test_a_database_from_a_newer_referee_is_refused(tmp_path):
     path = tmp_path / "r.sqlite3"
     SqliteStore(path).close()
     raw = sqlite3.connect(path)
-    raw.execute("PRAGMA user_version = 2")
+    raw.execute("PRAGMA user_version = 3")
     raw.close()
     with pytest.raises(StorageError, match="a newer version of the referee wrote it"):
         SqliteStore(path)
@@ -461,3 +484,85 @@ def test_an_unmarked_file_with_only_some_of_the_referees_tables_is_not_taken_for
     with pytest.raises(StorageError, match="it holds only some of the referee's tables"):
         SqliteStore(path)
     assert path.read_bytes() == before
+
+
+def _called(tmp_path) -> Referee:
+    """A sitting where Alice has just played two aces, open to a call."""
+    referee = Referee.new(SqliteStore(tmp_path / "r.sqlite3"), "Friday")
+    referee.record(NewGame(PLAYERS))
+    referee.record(Play("Alice", 2, Rank.ACE))
+    return referee
+
+
+def test_an_open_call_and_its_cards_survive_a_restart_and_show_in_another_window(tmp_path):
+    """Cheat! is called and the cards are being tapped in when the server dies (or a second window opens): the call
+    is found as it was, where it used to live only in the first window's address."""
+    referee = _called(tmp_path)
+    referee.keep_call(OpenCall(2, "Cara"))
+    referee.keep_call(OpenCall(2, "Cara", ranks("A", "7")))
+    referee.store.close()
+    again = Referee(SqliteStore(tmp_path / "r.sqlite3"), referee.sitting_id)
+    assert again.open_call() == OpenCall(2, "Cara", ranks("A", "7"))
+    # a correction by hand keeps the first verdict's cards with it
+    again.keep_call(OpenCall(2, "Cara", ranks("A"), original=ranks("A", "7")))
+    assert Referee(again.store, again.sitting_id).open_call().original == ranks("A", "7")
+
+
+def test_the_verdict_or_any_other_event_closes_the_open_call(tmp_path):
+    referee = _called(tmp_path)
+    referee.keep_call(OpenCall(2, "Cara", ranks("A")))
+    referee.record(call("Cara", "A", "A"))
+    assert referee.open_call() is None and referee.store.open_call(referee.sitting_id) is None
+    referee.record(Undo())  # back to the play, open to a call again: the old call is not reopened
+    assert referee.open_call() is None
+
+
+def test_a_call_kept_after_another_window_moved_the_game_on_is_refused_and_stores_nothing(tmp_path):
+    referee = _called(tmp_path)
+    other = Referee(referee.store, referee.sitting_id)
+    other.record(Play("Ben", 1, Rank.TWO))  # nobody called in the other window: Ben played on
+    with pytest.raises(StaleSitting):
+        referee.keep_call(OpenCall(2, "Cara"))
+    assert referee.store.open_call(referee.sitting_id) is None
+    assert len(referee.sitting.log) == 3  # reloaded: it shows Ben's play now
+
+
+def test_a_call_left_behind_by_a_later_event_is_not_shown(tmp_path):
+    """A window that has not seen another's event yet must not reopen that window's call on the wrong play."""
+    referee = _called(tmp_path)
+    stale = Referee(referee.store, referee.sitting_id)
+    referee.record(Play("Ben", 1, Rank.TWO))
+    referee.keep_call(OpenCall(3, "Cara"))
+    assert stale.open_call() is None
+    stale.reload()
+    assert stale.open_call() == OpenCall(3, "Cara")
+
+
+@pytest.mark.parametrize("caller, at, why", [
+    ("Alice", 2, "Alice cannot call their own play"),
+    ("Zoe", 2, "Zoe is not playing in this game"),
+    ("Cara", 1, "the game has moved on since that call"),
+])
+def test_a_call_the_rules_refuse_is_not_kept(tmp_path, caller, at, why):
+    referee = _called(tmp_path)
+    with pytest.raises(IllegalAction, match=why):
+        referee.keep_call(OpenCall(at, caller))
+    assert referee.store.open_call(referee.sitting_id) is None
+
+
+def test_a_cancelled_call_is_forgotten(tmp_path):
+    referee = _called(tmp_path)
+    referee.keep_call(OpenCall(2, "Cara", ranks("K")))
+    referee.drop_call()
+    assert Referee(referee.store, referee.sitting_id).open_call() is None
+
+
+@pytest.mark.parametrize("revealed", ["not json", '"A"', '["A", "Z"]', "[[1]]"])
+def test_an_open_call_damaged_on_disk_is_no_call_and_leaves_the_game_alone(tmp_path, revealed):
+    referee = _called(tmp_path)
+    referee.keep_call(OpenCall(2, "Cara"))
+    raw = sqlite3.connect(tmp_path / "r.sqlite3")
+    raw.execute("UPDATE open_calls SET revealed = ?", (revealed,))
+    raw.commit()
+    again = Referee(SqliteStore(tmp_path / "r.sqlite3"), referee.sitting_id)
+    assert again.open_call() is None and len(again.sitting.log) == 2
