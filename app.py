@@ -623,19 +623,20 @@ def stop_reading(call: OpenCall | None) -> None:
         feed.disarm(call_token(call))
 
 
-def keep_call(call: OpenCall) -> bool:
+def keep_call(call: OpenCall, replacing: OpenCall | None = None) -> bool:
     """Store the call as it now stands, beside the log (a reload, a restarted server or another window finds it, cards
-    and all), and hold it in this session for the buttons and the camera; a refusal is said, and changes nothing."""
+    and all), in place of ``replacing`` (the call as this window showed it; None for a new call), and hold it in this
+    session for the buttons and the camera; a refusal is said, and changes nothing."""
     referee: Referee = st.session_state["_referee"]
     try:
-        referee.keep_call(call)
+        st.session_state["call"] = referee.keep_call(call, replacing)
     except CalledFirst as error:
         flash("warning", f"{error.caller} called Cheat! on this play first, in another window: that call is the one "
                          "open now.")
         return False
-    except StaleSitting:
-        flash("warning", "Another window changed this game first, so your tap was not recorded. The screen now "
-                         "shows the game as it stands: check whose turn it is before tapping again.")
+    except StaleSitting as error:
+        flash("warning", f"{words.sentence(str(error))} Your tap was not recorded: check the screen before tapping "
+                         "again.")
         return False
     except StorageError as error:
         flash("error", words.storage_problem(str(error)))
@@ -643,7 +644,6 @@ def keep_call(call: OpenCall) -> bool:
     except IllegalAction as error:
         flash("error", words.sentence(str(error)))
         return False
-    st.session_state["call"] = call
     return True
 
 
@@ -708,7 +708,7 @@ def reveal_edit(action: str, rank: str | None = None) -> None:
     elif action == "honest":
         count, claimed = rank.split(":")
         revealed = [Rank(claimed)] * int(count)
-    keep_call(dataclasses.replace(call, revealed=tuple(revealed)))
+    keep_call(dataclasses.replace(call, revealed=tuple(revealed)), replacing=call)
 
 
 #: Keyboard keys for the reveal buttons (the number of cards played is keys 1 to 8 on the game screen).
@@ -1075,7 +1075,7 @@ def live_reading(referee: Referee, caller: str) -> None:
 def use_reading(ranks: tuple[Rank, ...]) -> None:
     call = st.session_state.get("call")
     if call is not None:
-        keep_call(dataclasses.replace(call, revealed=tuple(ranks)))
+        keep_call(dataclasses.replace(call, revealed=tuple(ranks)), replacing=call)
 
 
 def still_reading(source: str) -> None:

@@ -61,17 +61,18 @@ class Referee:
             return None
         return call
 
-    def keep_call(self, call: OpenCall) -> None:
-        """Store a call as it opens, and again as each revealed card is tapped in: raises IllegalAction for a call
-        the rules do not allow, StaleSitting (and reloads) once another window has moved the game on, StorageError
-        when it cannot be written. The cards are checked against the deck with the verdict, not while they come in."""
+    def keep_call(self, call: OpenCall, replacing: OpenCall | None = None) -> OpenCall:
+        """Store a call as it opens, and again as each revealed card is tapped in (``replacing`` the call as it was
+        shown), and return the call now open: raises IllegalAction for a call the rules do not allow, StaleSitting
+        (and reloads) once another window has moved the game on or changed the call, StorageError when it cannot be
+        written. The cards are checked against the deck with the verdict, not while they come in."""
         if call.at != len(self.sitting.log):
             raise IllegalAction("the game has moved on since that call")
         if self.state.game is None:
             raise IllegalAction("no play to call")
         check_caller(self.state.game, call.caller)
         try:
-            self.store.keep_call(self.sitting_id, call)
+            return self.store.keep_call(self.sitting_id, call, replacing)
         except StaleSitting:
             self.reload()
             raise

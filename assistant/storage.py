@@ -79,7 +79,7 @@ class Store(Protocol):
 
     def open_call(self, sitting_id: int) -> OpenCall | None: ...
 
-    def keep_call(self, sitting_id: int, call: OpenCall) -> None: ...
+    def keep_call(self, sitting_id: int, call: OpenCall, replacing: OpenCall | None = None) -> OpenCall: ...
 
     def drop_call(self, sitting_id: int) -> None: ...
 
@@ -325,31 +325,32 @@ class SqliteStore:
     def open_call(self, sitting_id: int) -> OpenCall | None:
         """The call open in this sitting, if any. One that cannot be read back (a row edited by hand) is no call:
         the log is untouched, and the table calls again."""
-        rows = self._read("SELECT at, caller, revealed, original FROM open_calls WHERE sitting_id = ?", (sitting_id,))
-        if not rows:
-            return None
-        at, caller, revealed, original = rows[0]
-        try:
-            return OpenCall(at, caller, _ranks(revealed), None if original is None else _ranks(original))
-        except (ValueError, TypeError):
-            return None
+        self._still_there()
+        return _open_call(self._db, sitting_id, self.path)
 
-    def keep_call(self, sitting_id: int, call: OpenCall) -> None:
-        """Store the sitting's open call (a new one, or its cards as they are tapped in), only while the log is
-        as long as when it was called (StaleSitting once another window has recorded an event) and no other player's
-        call on the same play is open (CalledFirst)."""
+    def keep_call(self, sitting_id: int, call: OpenCall, replacing: OpenCall | None = None) -> OpenCall:
+        """Store the sitting's open call: a new one (``replacing`` None), or its cards as they are tapped in
+        (``replacing`` the call as the window saw it), and return the call now open. Refused, storing nothing, once
+        another window has recorded an event (StaleSitting), opened another player's call on the play (CalledFirst)
+        or changed the cards (StaleSitting): a tap is never applied to what its window did not show. The same call
+        opened again (a second tap on the caller's name) is the call already open, cards and all."""
         with self._transaction() as db:
             (length,) = db.execute("SELECT COUNT(*) FROM events WHERE sitting_id = ?", (sitting_id,)).fetchone()
             if length != call.at:
                 raise StaleSitting("the game was changed in another window; it has been reloaded")
-            first = db.execute("SELECT caller FROM open_calls WHERE sitting_id = ? AND at = ?",
-                               (sitting_id, call.at)).fetchone()
-            if first is not None and first[0] != call.caller:
-                raise CalledFirst(first[0])
+            stored = _open_call(db, sitting_id, self.path)
+            stored = stored if stored is not None and stored.at == call.at else None
+            if replacing is None and stored is not None:
+                if stored.caller != call.caller:
+                    raise CalledFirst(stored.caller)
+                return stored
+            if stored != replacing:
+                raise StaleSitting("the revealed cards were changed in another window; they are shown as they are now")
             db.execute("INSERT OR REPLACE INTO open_calls (sitting_id, at, caller, revealed, original) "
                        "VALUES (?, ?, ?, ?, ?)",
                        (sitting_id, call.at, call.caller, json.dumps([r.value for r in call.revealed]),
                         None if call.original is None else json.dumps([r.value for r in call.original])))
+        return call
 
     def drop_call(self, sitting_id: int) -> None:
         """The call was cancelled: forget it."""
@@ -421,6 +422,21 @@ def _write_rows(db: sqlite3.Connection, sitting_id: int, rows: Sequence[GameResu
         [(sitting_id, r.number, r.kind.value, json.dumps(r.players), json.dumps(r.places), int(r.tracked))
          for r in rows],
     )
+
+
+def _open_call(db: sqlite3.Connection, sitting_id: int, path: Path) -> OpenCall | None:
+    try:
+        rows = db.execute("SELECT at, caller, revealed, original FROM open_calls WHERE sitting_id = ?",
+                          (sitting_id,)).fetchall()
+    except sqlite3.Error as error:
+        raise StorageError(f"cannot read the database {path}: {_in_words(error, path)}") from None
+    if not rows:
+        return None
+    at, caller, revealed, original = rows[0]
+    try:
+        return OpenCall(at, caller, _ranks(revealed), None if original is None else _ranks(original))
+    except (ValueError, TypeError):
+        return None
 
 
 def _ranks(text: str) -> tuple[Rank, ...]:

@@ -266,7 +266,8 @@ def test_a_last_play_is_held_until_it_survives_then_the_winner(db):
     click(at, "reveal_add_2")
     cards = ["A"] * 4 + ["2"] * 4 + ["3"] * 4 + ["4"] * 4 + ["5"] * 4 + ["6"] * 4 + ["7", "7"]
     referee = stored_state(db)
-    referee.keep_call(OpenCall(len(referee.sitting.log), "Maya", tuple(Rank(r) for r in cards)))  # 26 taps
+    tapped = referee.open_call()
+    referee.keep_call(OpenCall(tapped.at, "Maya", tuple(Rank(r) for r in cards)), replacing=tapped)  # 26 taps
     at.run()
     click(at, "apply_verdict")
     assert "Lie: Sam picks up 26 cards" in text(at)
@@ -493,6 +494,17 @@ def test_a_call_shows_in_a_page_opened_at_the_plain_address_and_in_another_windo
     click(at, "cancel_call")  # cancelled in one window: cancelled in every window
     fresh.run()
     assert "calls Cheat!" not in text(fresh) and any(b.key == "cheat_Maya" for b in fresh.button)
+
+
+def test_a_card_tapped_in_over_another_windows_card_is_refused_not_lost(db):
+    at = deal(open_app(), "Sam", "Maya", "Leo")
+    click(at, "play_2")
+    click(at, "cheat_Leo")
+    other = open_app()
+    click(at, "reveal_add_A")
+    click(other, "reveal_add_7")  # drawn before the ace reached it
+    assert any("The revealed cards were changed in another window" in w for w in errors(other))
+    assert revealed(db) == ["A"] and "Revealed: A" in text(other)
 
 
 def test_a_second_window_tapping_another_caller_is_told_who_called_first(db):

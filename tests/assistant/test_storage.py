@@ -18,7 +18,7 @@ import pytest
 from assistant import IllegalAction, NewGame, Play, Rank, StorageError, TranscriptError, Undo, Winner
 from assistant.events import to_dict
 from assistant.referee import Referee
-from assistant.storage import OpenCall, SqliteStore, StaleSitting, default_db_path
+from assistant.storage import CalledFirst, OpenCall, SqliteStore, StaleSitting, default_db_path
 
 from .helpers import call, ranks
 
@@ -498,14 +498,47 @@ def test_an_open_call_and_its_cards_survive_a_restart_and_show_in_another_window
     """Cheat! is called and the cards are being tapped in when the server dies (or a second window opens): the call
     is found as it was, where it used to live only in the first window's address."""
     referee = _called(tmp_path)
-    referee.keep_call(OpenCall(2, "Cara"))
-    referee.keep_call(OpenCall(2, "Cara", ranks("A", "7")))
+    opened = referee.keep_call(OpenCall(2, "Cara"))
+    referee.keep_call(OpenCall(2, "Cara", ranks("A", "7")), replacing=opened)
     referee.store.close()
     again = Referee(SqliteStore(tmp_path / "r.sqlite3"), referee.sitting_id)
     assert again.open_call() == OpenCall(2, "Cara", ranks("A", "7"))
-    # a correction by hand keeps the first verdict's cards with it
-    again.keep_call(OpenCall(2, "Cara", ranks("A"), original=ranks("A", "7")))
-    assert Referee(again.store, again.sitting_id).open_call().original == ranks("A", "7")
+
+
+def test_a_correction_keeps_the_first_verdicts_cards_with_its_call(tmp_path):
+    referee = _called(tmp_path)
+    referee.record(call("Cara", "A", "7"))
+    referee.record(Undo())
+    at = len(referee.sitting.log)  # the undo counts: a call is placed by the log's length, undos and all
+    referee.keep_call(OpenCall(at, "Cara", ranks("A", "7"), original=ranks("A", "7")))
+    assert Referee(referee.store, referee.sitting_id).open_call().original == ranks("A", "7")
+
+
+def test_a_second_tap_on_the_callers_name_keeps_the_cards_tapped_in(tmp_path):
+    """A window that had not yet shown the call, tapped on the same caller: the call stays as it is."""
+    referee = _called(tmp_path)
+    opened = referee.keep_call(OpenCall(2, "Cara"))
+    referee.keep_call(OpenCall(2, "Cara", ranks("K")), replacing=opened)
+    assert referee.keep_call(OpenCall(2, "Cara")) == OpenCall(2, "Cara", ranks("K"))
+    assert referee.open_call() == OpenCall(2, "Cara", ranks("K"))
+
+
+def test_cards_tapped_in_over_cards_another_window_changed_are_refused(tmp_path):
+    referee = _called(tmp_path)
+    opened = referee.keep_call(OpenCall(2, "Cara"))
+    other = Referee(referee.store, referee.sitting_id)
+    other.keep_call(OpenCall(2, "Cara", ranks("A")), replacing=opened)
+    with pytest.raises(StaleSitting, match="the revealed cards were changed in another window"):
+        referee.keep_call(OpenCall(2, "Cara", ranks("7")), replacing=opened)
+    assert referee.open_call() == OpenCall(2, "Cara", ranks("A"))
+
+
+def test_another_players_call_on_the_same_play_is_refused_the_first_stands(tmp_path):
+    referee = _called(tmp_path)
+    referee.keep_call(OpenCall(2, "Cara"))
+    with pytest.raises(CalledFirst, match="Cara called Cheat! on this play first") as refused:
+        Referee(referee.store, referee.sitting_id).keep_call(OpenCall(2, "Dev"))
+    assert refused.value.caller == "Cara" and referee.open_call() == OpenCall(2, "Cara")
 
 
 def test_the_verdict_or_any_other_event_closes_the_open_call(tmp_path):
@@ -553,6 +586,8 @@ def test_a_call_the_rules_refuse_is_not_kept(tmp_path, caller, at, why):
 def test_a_cancelled_call_is_forgotten(tmp_path):
     referee = _called(tmp_path)
     referee.keep_call(OpenCall(2, "Cara", ranks("K")))
+    referee.drop_call()
+    assert referee.keep_call(OpenCall(2, "Dev")) == OpenCall(2, "Dev"), "another player may call now"
     referee.drop_call()
     assert Referee(referee.store, referee.sitting_id).open_call() is None
 

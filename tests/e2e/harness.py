@@ -782,7 +782,29 @@ def restarts(work: Path) -> dict:
             run.settle()
             result["taps"].append({"player": player, "pile": run.page.locator(".cr-pile").first.inner_text(),
                                    "last": run.page.locator(".cr-last").first.text_content().strip()})
+        # Cheat! called in this page: a second window open on the plain address shows the call by itself, and after
+        # another crash both show it again with the card tapped in (the call is kept in the database)
+        second = run.browser.new_page(viewport={"width": 1280, "height": 1000})
+        second.goto(f"http://127.0.0.1:{run.port}/")
+        second.locator(".cr-turn").first.wait_for(timeout=20_000)
+        run.tap("cheat_Maya")
+        run.tap("reveal_add_3")
+        result["second_window"] = _turn_line_soon(second, "calls Cheat!")
+        run.crash()
+        run.serve()
+        result["after_restart"] = _turn_line_soon(run.page, "calls Cheat!", 30_000)
+        result["revealed_after_restart"] = run.page.locator(".cr-last").first.text_content().strip()
     return result
+
+
+def _turn_line_soon(page, words: str, ms: int = 8_000) -> str:
+    """The game screen's top line once it holds ``words``, or as it stands after ``ms``."""
+    try:
+        shown = f"() => [...document.querySelectorAll('.cr-turn')].some(e => e.textContent.includes({json.dumps(words)}))"
+        page.wait_for_function(shown, timeout=ms)
+    except Exception:
+        pass
+    return page.locator(".cr-turn").first.text_content().strip()
 
 
 PAGE_CHECKS = {"themes": themed_contrast, "voice": voice_note, "camera": camera_notes, "keys": play_keys,

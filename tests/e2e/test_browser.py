@@ -139,6 +139,11 @@ def test_a_server_restart_under_an_open_page_is_explained_and_loses_no_tap(tmp_p
     """While the server is down the page says where it runs and how to start it again (Streamlit's own dialog asks
     whether the internet is connected). A tap made as the page reconnects reaches a session whose first run has not
     drawn the button: Streamlit drops its callback, and the play was lost with nothing said."""
-    result = harness(tmp_path, "restarts", timeout=170)
+    result = harness(tmp_path, "restarts", timeout=200)
     assert "start it again with ./run.sh" in result["while_down"] and "internet" not in result["while_down"], result
     assert [t["last"].split(" (")[0] for t in result["taps"]] == ["Sam: one ace", "Maya: one 2", "Sam: one 3"], result
+    # an open call is kept in the database: a second window shows it without a tap, and a restart loses neither the
+    # call nor the card tapped in
+    assert result["second_window"] == "Maya calls Cheat! on Sam", result
+    assert result["after_restart"] == "Maya calls Cheat! on Sam", result
+    assert "Revealed: 3" in result["revealed_after_restart"], result
