@@ -801,13 +801,12 @@ def game_screen(referee: Referee) -> None:
     state = referee.state
     game = state.game
     log_len = len(referee.sitting.log)
+    call = current_call(referee)  # first: a call this window held ends here too when the game is gone
     if game is None:
         st.title("No game yet")
         st.info("Set up the players and the house rules to deal the first game.")
         button(st, "Set up a game", key="goto_setup", on_click=lambda: st.session_state.update(screen="Setup"), type="primary")
         return
-
-    call = current_call(referee)
 
     claim = game.last_play
     verdict = game.last_call

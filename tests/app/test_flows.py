@@ -645,3 +645,16 @@ def test_the_match_table_offers_the_players_after_the_deal_is_undone(db):
     again = reloaded(at)
     again.segmented_control[0].set_value("Match table").run()
     assert {b.key for b in again.button} >= {"winner_Ann", "winner_Ben", "winner_Cat"}
+
+
+def test_a_call_ends_in_every_window_when_another_takes_the_game_back(db):
+    """Another window undoes the play called, then the deal: this window's call is over, and its page settles (a
+    call held on after the game is gone made the watcher redraw the page every two seconds)."""
+    at = deal(open_app(), "Sam", "Maya")
+    click(at, "play_1")
+    click(at, "cheat_Maya")
+    other = open_app()
+    click(other, "undo")
+    click(other, "undo")
+    at.run()
+    assert at.title[0].value == "No game yet" and "call" not in at.session_state
