@@ -27,7 +27,6 @@ from assistant import (  # noqa: E402
     Call,
     CheatError,
     FourOfAKind,
-    IllegalAction,
     NewGame,
     NoCall,
     Pass,
@@ -42,8 +41,8 @@ from assistant import (  # noqa: E402
 from assistant.game import default_dealer  # noqa: E402
 from assistant.referee import Referee  # noqa: E402
 from assistant.rules import CountRule, Order, TableKind  # noqa: E402
-from assistant.storage import (DATA_SETTING, DB_SETTING, MAX_SITTING_NAME, CalledFirst, OpenCall,  # noqa: E402
-                               SqliteStore, StaleSitting, default_db_path)
+from assistant.storage import (DATA_SETTING, DB_SETTING, MAX_SITTING_NAME, CalledFirst, CallChanged,  # noqa: E402
+                               OpenCall, SqliteStore, StaleSitting, default_db_path)
 from ui import camera, words  # noqa: E402
 from ui.words import esc  # noqa: E402
 
@@ -182,25 +181,37 @@ def show_flashes() -> None:
             getattr(st, kind)(text)
 
 
-def record(event) -> bool:
-    """Store one event for the current sitting; any refusal is shown as the referee says it."""
-    referee: Referee = st.session_state["_referee"]
+def attempt(action: Callable[[], object], say_stale: bool = True) -> bool:
+    """Run one of the referee's writes; any refusal is shown as the referee says it, and False returned. Another
+    window's change first is not said where ``say_stale`` is off: the camera's verdict, lost to another window's."""
     try:
-        referee.record(event)
+        action()
+    except CalledFirst as error:
+        flash("warning", f"{error.caller} called Cheat! on this play first, in another window: that call is the one "
+                         "open now.")
+        return False
+    except CallChanged as error:
+        if say_stale:
+            flash("warning", f"{words.sentence(str(error))} Your tap was not recorded: check the call before tapping "
+                             "again.")
+        return False
     except StaleSitting:
-        flash("warning", "Another window changed this game first, so your tap was not recorded. The screen now "
-                         "shows the game as it stands: check whose turn it is before tapping again.")
+        if say_stale:
+            flash("warning", "Another window changed this game first, so your tap was not recorded. The screen now "
+                             "shows the game as it stands: check whose turn it is before tapping again.")
         return False
     except StorageError as error:
         flash("error", words.storage_problem(str(error)))
-        return False
-    except IllegalAction as error:
-        flash("error", str(error))
         return False
     except CheatError as error:
         flash("error", str(error))
         return False
     return True
+
+
+def record(event) -> bool:
+    """Store one event for the current sitting; any refusal is shown as the referee says it."""
+    return attempt(lambda: st.session_state["_referee"].record(event))
 
 
 def act(event) -> None:
@@ -628,23 +639,7 @@ def keep_call(call: OpenCall, replacing: OpenCall | None = None) -> bool:
     and all), in place of ``replacing`` (the call as this window showed it; None for a new call), and hold it in this
     session for the buttons and the camera; a refusal is said, and changes nothing."""
     referee: Referee = st.session_state["_referee"]
-    try:
-        st.session_state["call"] = referee.keep_call(call, replacing)
-    except CalledFirst as error:
-        flash("warning", f"{error.caller} called Cheat! on this play first, in another window: that call is the one "
-                         "open now.")
-        return False
-    except StaleSitting as error:
-        flash("warning", f"{words.sentence(str(error))} Your tap was not recorded: check the screen before tapping "
-                         "again.")
-        return False
-    except StorageError as error:
-        flash("error", words.storage_problem(str(error)))
-        return False
-    except IllegalAction as error:
-        flash("error", words.sentence(str(error)))
-        return False
-    return True
+    return attempt(lambda: st.session_state.update(call=referee.keep_call(call, replacing)))
 
 
 def start_call(caller: str, log_len: int) -> None:
@@ -659,14 +654,19 @@ def end_call() -> None:
     stop_reading(st.session_state.pop("call", None))
 
 
-def cancel_call() -> None:
+def cancel_call(call: OpenCall) -> None:
     """Cancel the open call, in every window: nobody turns the cards up, and the game goes on as before the call."""
-    try:
-        st.session_state["_referee"].drop_call()
-    except StorageError as error:
-        flash("error", words.storage_problem(str(error)))
-        return
-    end_call()
+    if attempt(lambda: st.session_state["_referee"].drop_call(call)):
+        end_call()
+
+
+def settle(call: OpenCall, revealed: tuple[Rank, ...], say_stale: bool = True) -> bool:
+    """Give the verdict of the call this window shows, with these cards; refused where another window cancelled,
+    settled or changed the call since."""
+    if attempt(lambda: st.session_state["_referee"].settle(call, revealed), say_stale):
+        end_call()
+        return True
+    return False
 
 
 def current_call(referee: Referee) -> OpenCall | None:
@@ -780,21 +780,11 @@ def choice_keys(ranks: tuple[Rank, ...], turn: str) -> None:
     )
 
 
-def apply_call(caller: str, ranks: tuple[Rank, ...]) -> None:
-    if record(Call(caller, ranks)):
-        end_call()
-
-
-def correct_last_verdict(caller: str, revealed: tuple[Rank, ...]) -> None:
-    """Take the verdict back and reopen the call with its cards, to correct them by hand."""
+def correct_last_verdict() -> None:
+    """Take the verdict back and reopen the call with its cards, to correct them by hand: the camera's reading is
+    what the table disputes, so it is not applied again, and no feed is armed for it."""
     referee: Referee = st.session_state["_referee"]
-    if not isinstance(referee.sitting.last_counted, Call):
-        flash("warning", "The game has moved on since that verdict: use Undo to go back to it first.")
-        return
-    if record(Undo()):
-        # by hand from here (a call with the first verdict's cards kept is corrected by hand): the camera's reading
-        # is what the table disputes, so it is not applied again, and no feed is armed for it
-        keep_call(OpenCall(len(referee.sitting.log), caller, revealed, original=revealed))
+    attempt(lambda: st.session_state.update(call=referee.reopen_last_call()))
 
 
 def game_screen(referee: Referee) -> None:
@@ -844,8 +834,7 @@ def game_screen(referee: Referee) -> None:
         st.markdown(f"<div class='cr-sub'>{esc(verdict.caller)} called {esc(verdict.challenged)}'s "
                     f"{esc(words.claim_text(verdict.claim))}: the cards were {esc(shown)}</div>", unsafe_allow_html=True)
         speak(verdict.announcement(), f"verdict:{st.session_state['_sitting_key']}:{log_len}")
-        button(st, "Correct the revealed cards", key="correct_verdict",
-                  on_click=correct_last_verdict, args=(verdict.caller, verdict.revealed))
+        button(st, "Correct the revealed cards", key="correct_verdict", on_click=correct_last_verdict)
 
     if call is not None:
         call_panel(referee, game, call)
@@ -976,10 +965,9 @@ def call_panel(referee: Referee, game, call: OpenCall) -> None:
     button(b1, "Back one card", key="reveal_back", on_click=reveal_edit, args=("back",), wrap=True)
     button(b2, "Clear", key="reveal_clear", on_click=reveal_edit, args=("clear",), wrap=True)
     if call.original is not None:  # a correction: the verdict was taken back to correct it, and may be put back
-        button(b3, "Keep the first verdict", key="keep_verdict", on_click=apply_call, args=(caller, call.original),
-               wrap=True)
+        button(b3, "Keep the first verdict", key="keep_verdict", on_click=settle, args=(call, call.original), wrap=True)
     else:
-        button(b3, "Cancel the call", key="cancel_call", on_click=cancel_call, wrap=True)
+        button(b3, "Cancel the call", key="cancel_call", on_click=cancel_call, args=(call,), wrap=True)
 
 
 def revealed_so_far(game, caller: str, claim, call: OpenCall) -> None:
@@ -1003,8 +991,8 @@ def revealed_so_far(game, caller: str, claim, call: OpenCall) -> None:
         else:
             st.markdown(f"<div class='cr-sub'>If these are the cards: <b>{esc(verdict.announcement())}</b></div>",
                         unsafe_allow_html=True)
-    button(st, "Apply the verdict", key="apply_verdict", type="primary", disabled=verdict is None, on_click=apply_call,
-              args=(caller, revealed))
+    button(st, "Apply the verdict", key="apply_verdict", type="primary", disabled=verdict is None, on_click=settle,
+              args=(call, revealed))
 
 
 def _could_be_honest(game, caller: str, claim) -> bool:
@@ -1049,8 +1037,6 @@ def live_reading(referee: Referee, caller: str) -> None:
         if ok and call.revealed:
             # the table has started entering the cards by hand: it has taken over, the camera only advises
             ok, why = False, "the table is entering the cards"
-        if ok and not still_open(referee, call):
-            st.rerun(scope="app")  # cancelled or settled in another window since this page was drawn
         if ok:
             try:
                 verdict_for(referee.state.game, caller, reading.ranks)
@@ -1058,9 +1044,9 @@ def live_reading(referee: Referee, caller: str) -> None:
                 st.warning(f"The camera read {' '.join(r.value for r in reading.ranks)}, which cannot be right ({error}): "
                            "enter the cards by hand.")
                 return
-            if record(Call(caller, reading.ranks)):
+            # another window's camera may give the same verdict first: nobody tapped, so that is not said
+            if settle(call, reading.ranks, say_stale=False):
                 camera.trace("verdict_recorded", ranks=[r.value for r in reading.ranks])
-                end_call()
             st.rerun(scope="app")
         seen = " ".join(r.value for r in reading.ranks) or "nothing yet"
         st.markdown(f"<div class='cr-sub'>Camera reads: <b>{esc(seen)}</b> ({esc(why)})</div>", unsafe_allow_html=True)
@@ -1447,6 +1433,7 @@ def main() -> None:
     run_late_tap()
     st.html(CSS)
     explain_lost_connection()
+    st.query_params.pop("call", None)  # where an address of an older version kept the open call (now in the database)
     try:
         store = open_store()
     except StorageError as error:

@@ -6,8 +6,9 @@ import csv
 import io
 from typing import Iterable
 
+from .cards import Rank
 from .errors import IllegalAction, StorageError
-from .events import Event
+from .events import Call, Event, Undo
 from .game import State, check_caller
 from .sitting import Sitting, rebuild, replay, write_transcript
 from .storage import OpenCall, SittingInfo, StaleSitting, Store
@@ -36,13 +37,14 @@ class Referee:
     def state(self) -> State:
         return self.sitting.state
 
-    def record(self, event: Event) -> State:
-        """Apply ``event``: raises IllegalAction (nothing changes) or StorageError (nothing changes)."""
+    def record(self, event: Event, settles: OpenCall | None = None, opens: OpenCall | None = None) -> State:
+        """Apply ``event``: raises IllegalAction (nothing changes) or StorageError (nothing changes). Any event closes
+        the open call; ``settles`` and ``opens``: see :meth:`settle` and :meth:`reopen_last_call`."""
         old = self.sitting.state
         new = self.sitting.preview(event)
         rows = new.table.rows if new.table is not old.table else None
         try:
-            self.store.append(self.sitting_id, len(self.sitting.log), event, rows)
+            self.store.append(self.sitting_id, len(self.sitting.log), event, rows, settles, opens)
         except StaleSitting:
             self.reload()
             raise
@@ -77,9 +79,30 @@ class Referee:
             self.reload()
             raise
 
-    def drop_call(self) -> None:
-        """Forget the open call (cancelled); recording any event forgets it as well."""
-        self.store.drop_call(self.sitting_id)
+    def settle(self, call: OpenCall, revealed: tuple[Rank, ...]) -> State:
+        """Give the verdict of ``call`` with these cards, only while it is the call open as its window showed it
+        (StaleSitting, and a reload, where another window cancelled it or changed its cards meanwhile)."""
+        return self.record(Call(call.caller, revealed), settles=call)
+
+    def reopen_last_call(self) -> OpenCall:
+        """Take the last verdict back and open its call again with the cards it was given, to correct them by hand
+        (``original`` keeps them, to put the verdict back as it was): in one commit, so a crash between the two
+        cannot leave the verdict taken back and its cards gone."""
+        last = self.sitting.last_counted
+        if not isinstance(last, Call):
+            raise IllegalAction("the game has moved on since that verdict: use Undo to go back to it first")
+        call = OpenCall(len(self.sitting.log) + 1, last.caller, last.revealed, original=last.revealed)
+        self.record(Undo(), opens=call)
+        return call
+
+    def drop_call(self, call: OpenCall) -> None:
+        """Forget ``call``, cancelled, only while it is the call open as its window showed it (StaleSitting, and a
+        reload, where another window changed it); recording any event forgets it as well."""
+        try:
+            self.store.drop_call(self.sitting_id, call)
+        except StaleSitting:
+            self.reload()
+            raise
 
     def reload(self) -> None:
         """Read the sitting again from storage (after another window changed it)."""

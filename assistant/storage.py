@@ -75,22 +75,28 @@ class Store(Protocol):
 
     def events(self, sitting_id: int) -> list[Event]: ...
 
-    def append(self, sitting_id: int, seq: int, event: Event, rows: Sequence[GameResult] | None) -> None: ...
+    def append(self, sitting_id: int, seq: int, event: Event, rows: Sequence[GameResult] | None,
+               settles: OpenCall | None = None, opens: OpenCall | None = None) -> None: ...
 
     def open_call(self, sitting_id: int) -> OpenCall | None: ...
 
     def keep_call(self, sitting_id: int, call: OpenCall, replacing: OpenCall | None = None) -> OpenCall: ...
 
-    def drop_call(self, sitting_id: int) -> None: ...
+    def drop_call(self, sitting_id: int, call: OpenCall) -> None: ...
 
     def close(self) -> None: ...
 
 
 class StaleSitting(StorageError):
-    """Another tab or process recorded an event first; reload the sitting and try again."""
+    """Another tab or process got there first: it recorded an event, or opened, changed, cancelled or settled the
+    open call. Reload the sitting, show it as it is now, and let the table tap again."""
 
 
-class CalledFirst(StaleSitting):
+class CallChanged(StaleSitting):
+    """Another window cancelled, settled or changed the open call since this one showed it."""
+
+
+class CalledFirst(CallChanged):
     """Another window stored a call by another player on the same play first: one call at a time, the first."""
 
     def __init__(self, caller: str) -> None:
@@ -132,9 +138,10 @@ CREATE TABLE IF NOT EXISTS open_calls (
 
 #: The referee's mark in a SQLite file's header (``PRAGMA application_id``, "CHRF"), and the version of its tables
 #: (``PRAGMA user_version``): a file that carries neither and holds tables of its own is another program's.
-#: Version 2 added ``open_calls``; an older file gets it, and the mark, when it is first opened.
+#: The version changes only where an older referee would read the file wrong: a table added (``open_calls``) is
+#: made where it is missing, and an older referee leaves it alone, so a file stays readable by both.
 APPLICATION_ID = 0x43485246
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 1
 #: How long a write waits for another writer (milliseconds).
 BUSY_MS = 10_000
 _COLUMNS = {
@@ -167,7 +174,7 @@ class SqliteStore:
             ready = self._probe()
             self._db = sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_MS / 1000, check_same_thread=False)
             if not ready:
-                self._claim()
+                self._claim_unless_read_only()
             self._use_wal()
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.execute("PRAGMA foreign_keys=ON")
@@ -195,7 +202,7 @@ class SqliteStore:
         try:
             probe.execute("BEGIN")
             kind, why = _kind(probe)
-            complete = _has_all_tables(probe) and probe.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+            complete = _has_all_tables(probe)
             probe.execute("COMMIT")
         finally:
             probe.close()
@@ -219,6 +226,15 @@ class SqliteStore:
                     db.execute(statement)
             db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def _claim_unless_read_only(self) -> None:
+        """:meth:`_claim`, except that a read-only file of the referee's that lacks only a table added since it was
+        made (``open_calls``) opens as it is: its games can be shown, and no call can be kept in it."""
+        try:
+            self._claim()
+        except StorageError as error:
+            if "readonly" not in str(error) or not set(_UNMARKED_TABLES) <= _table_names(self._db):
+                raise
 
     def _refuse(self, kind: str, why: str) -> None:
         if kind == "foreign":
@@ -307,9 +323,16 @@ class SqliteStore:
     def _damaged(self, sitting_id: int, seq: int, why: str) -> StorageError:
         return StorageError(f"event {seq} of sitting {sitting_id} in {self.path} is damaged: {why}")
 
-    def append(self, sitting_id: int, seq: int, event: Event, rows: Sequence[GameResult] | None) -> None:
-        """Write event number ``seq`` (and, when they changed, the table's rows) in one commit."""
+    def append(self, sitting_id: int, seq: int, event: Event, rows: Sequence[GameResult] | None,
+               settles: OpenCall | None = None, opens: OpenCall | None = None) -> None:
+        """Write event number ``seq`` (and, when they changed, the table's rows) in one commit, which also closes the
+        sitting's open call: ``settles`` names the call the event gives the verdict of, refused (StaleSitting) unless
+        it is the one open, so that a window not yet redrawn settles no call it did not show; ``opens`` is a call
+        opened by the same commit (a verdict taken back to be corrected, with its cards), so no crash between the two
+        can lose the cards."""
         with self._transaction() as db:
+            if settles is not None and _open_call(db, sitting_id, self.path) != settles:
+                raise CallChanged(_changed_elsewhere(_open_call(db, sitting_id, self.path), settles))
             try:
                 db.execute(
                     "INSERT INTO events (sitting_id, seq, body, recorded) VALUES (?, ?, ?, ?)",
@@ -321,6 +344,8 @@ class SqliteStore:
                 db.execute("DELETE FROM games WHERE sitting_id = ?", (sitting_id,))
                 _write_rows(db, sitting_id, rows)
             db.execute("DELETE FROM open_calls WHERE sitting_id = ?", (sitting_id,))  # settled, or overtaken
+            if opens is not None:
+                _write_call(db, sitting_id, opens)
 
     def open_call(self, sitting_id: int) -> OpenCall | None:
         """The call open in this sitting, if any. One that cannot be read back (a row edited by hand) is no call:
@@ -345,16 +370,16 @@ class SqliteStore:
                     raise CalledFirst(stored.caller)
                 return stored
             if stored != replacing:
-                raise StaleSitting("the revealed cards were changed in another window; they are shown as they are now")
-            db.execute("INSERT OR REPLACE INTO open_calls (sitting_id, at, caller, revealed, original) "
-                       "VALUES (?, ?, ?, ?, ?)",
-                       (sitting_id, call.at, call.caller, json.dumps([r.value for r in call.revealed]),
-                        None if call.original is None else json.dumps([r.value for r in call.original])))
+                raise CallChanged(_changed_elsewhere(stored, replacing))
+            _write_call(db, sitting_id, call)
         return call
 
-    def drop_call(self, sitting_id: int) -> None:
-        """The call was cancelled: forget it."""
+    def drop_call(self, sitting_id: int, call: OpenCall) -> None:
+        """Forget ``call``, cancelled; refused (StaleSitting) unless it is the call open, as its window showed it."""
         with self._transaction() as db:
+            stored = _open_call(db, sitting_id, self.path)
+            if stored != call:
+                raise CallChanged(_changed_elsewhere(stored, call))
             db.execute("DELETE FROM open_calls WHERE sitting_id = ?", (sitting_id,))
 
     def _read(self, sql: str, params: tuple = ()) -> list[tuple]:
@@ -424,19 +449,36 @@ def _write_rows(db: sqlite3.Connection, sitting_id: int, rows: Sequence[GameResu
     )
 
 
+def _changed_elsewhere(stored: OpenCall | None, shown: OpenCall) -> str:
+    """What another window did to the call this one showed (``shown``), now that ``stored`` is open."""
+    if stored is None:
+        return f"{shown.caller}'s call was cancelled or settled in another window"
+    if stored.caller != shown.caller:
+        return f"{shown.caller}'s call was cancelled in another window, and {stored.caller} has called Cheat! since"
+    return "the revealed cards were changed in another window; they are shown as they are now"
+
+
 def _open_call(db: sqlite3.Connection, sitting_id: int, path: Path) -> OpenCall | None:
     try:
         rows = db.execute("SELECT at, caller, revealed, original FROM open_calls WHERE sitting_id = ?",
                           (sitting_id,)).fetchall()
     except sqlite3.Error as error:
+        if "no such table: open_calls" in str(error):  # a read-only file from before the table: no call kept there
+            return None
         raise StorageError(f"cannot read the database {path}: {_in_words(error, path)}") from None
     if not rows:
         return None
     at, caller, revealed, original = rows[0]
     try:
         return OpenCall(at, caller, _ranks(revealed), None if original is None else _ranks(original))
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, RecursionError):
         return None
+
+
+def _write_call(db: sqlite3.Connection, sitting_id: int, call: OpenCall) -> None:
+    db.execute("INSERT OR REPLACE INTO open_calls (sitting_id, at, caller, revealed, original) VALUES (?, ?, ?, ?, ?)",
+               (sitting_id, call.at, call.caller, json.dumps([r.value for r in call.revealed]),
+                None if call.original is None else json.dumps([r.value for r in call.original])))
 
 
 def _ranks(text: str) -> tuple[Rank, ...]:
@@ -446,9 +488,12 @@ def _ranks(text: str) -> tuple[Rank, ...]:
     return tuple(Rank(v) for v in values)
 
 
+def _table_names(db: sqlite3.Connection) -> set[str]:
+    return {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
 def _has_all_tables(db: sqlite3.Connection) -> bool:
-    names = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    return set(_COLUMNS) <= names
+    return set(_COLUMNS) <= _table_names(db)
 
 
 def _kind(db: sqlite3.Connection) -> tuple[str, str]:
@@ -479,6 +524,9 @@ def _in_words(error: sqlite3.Error, path: Path) -> str:
     """SQLite's message, and what it means here where it does not say: a "readonly database" is the file or its
     folder (where the journal is kept beside it, ``-wal`` and ``-shm``) that may not be written."""
     text = str(error)
+    if "no such table: open_calls" in text and not os.access(path, os.W_OK):  # see _claim_unless_read_only
+        return ("the file is read-only, and older than the referee's table of open calls: the games in it can be "
+                "shown, not added to")
     if "readonly" in text and path.exists() and not os.access(path, os.W_OK):
         return f"{text} (the file is read-only: the games in it can be shown, not added to)"
     if "readonly" in text and not os.access(path.parent, os.W_OK):

@@ -658,3 +658,38 @@ def test_a_call_ends_in_every_window_when_another_takes_the_game_back(db):
     click(other, "undo")
     at.run()
     assert at.title[0].value == "No game yet" and "call" not in at.session_state
+
+
+def two_windows_after_a_new_call() -> tuple[AppTest, AppTest]:
+    """Leo's call, shown in a second window; then the first cancels it and Maya calls, with a 7 tapped in."""
+    at = deal(open_app(), "Sam", "Maya", "Leo")
+    click(at, "play_2")
+    click(at, "cheat_Leo")
+    click(at, "reveal_honest")
+    other = open_app()
+    click(at, "cancel_call")
+    click(at, "cheat_Maya")
+    click(at, "reveal_add_7")
+    return at, other
+
+
+def test_a_verdict_applied_in_a_window_not_yet_redrawn_settles_no_other_call(db):
+    at, other = two_windows_after_a_new_call()
+    click(other, "apply_verdict")  # still showing Leo's call with two aces
+    assert any("Leo's call was cancelled in another window, and Maya has called Cheat! since" in w
+               for w in errors(other))
+    assert stored_state(db).state.game.last_call is None and revealed(db) == ["7"]
+    assert "Maya calls Cheat! on Sam" in text(other)
+
+
+def test_a_cancel_in_a_window_not_yet_redrawn_leaves_the_newer_call_open(db):
+    at, other = two_windows_after_a_new_call()
+    click(other, "cancel_call")
+    assert stored_call(db).caller == "Maya" and revealed(db) == ["7"]
+    assert "Maya calls Cheat! on Sam" in text(other)
+
+
+def test_an_address_from_before_calls_were_stored_loses_its_call(db):
+    at = deal(open_app(), "Sam", "Maya")
+    old = open_app({"sitting": at.query_params["sitting"], "call": "2:A::Maya"})
+    assert "call" not in old.query_params and "Sam's turn" in text(old)

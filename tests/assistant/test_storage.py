@@ -339,7 +339,7 @@ def test_a_new_database_carries_the_referees_mark_and_an_older_unmarked_one_stil
     assert new.created
     raw = sqlite3.connect(tmp_path / "new.sqlite3")
     assert raw.execute("PRAGMA application_id").fetchone()[0] == 0x43485246
-    assert raw.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == 1
     # a database from before the mark: the referee's three tables with their columns, its sittings kept
     old = tmp_path / "old.sqlite3"
     _sqlite_file(old, *_FIRST_TABLES, "INSERT INTO sittings (name, created) VALUES ('Friday', '2026-11-27T20:00:00+00:00')")
@@ -357,7 +357,8 @@ _FIRST_TABLES = [f"CREATE TABLE {name} ({', '.join(columns)})" for name, columns
 @pytest.mark.parametrize("mark", [[], ["PRAGMA application_id = 1128813126", "PRAGMA user_version = 1"]],
                          ids=["unmarked", "version 1"])
 def test_an_older_database_is_brought_up_to_date_and_keeps_its_games(tmp_path, mark):
-    """Version 2 keeps open calls: a file of an earlier version gets that table and the mark, and loses nothing."""
+    """Open calls are kept in a table added since: a file made before gets that table and the mark, and loses
+    nothing; its version stays 1, so a referee from before the table still opens it (it checks the version only)."""
     path = tmp_path / "old.sqlite3"
     game = json.dumps(to_dict(NewGame(PLAYERS)))
     _sqlite_file(path, *mark, *_FIRST_TABLES, "INSERT INTO sittings (name, created) VALUES ('Friday', '2026-11-27')",
@@ -368,7 +369,7 @@ def test_an_older_database_is_brought_up_to_date_and_keeps_its_games(tmp_path, m
     referee.keep_call(OpenCall(2, "Cara"))
     raw = sqlite3.connect(path)
     assert raw.execute("PRAGMA application_id").fetchone()[0] == 0x43485246
-    assert raw.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == 1
     assert Referee(SqliteStore(path), 1).open_call() == OpenCall(2, "Cara")
 
 
@@ -376,7 +377,7 @@ def test_a_database_from_a_newer_referee_is_refused(tmp_path):
     path = tmp_path / "r.sqlite3"
     SqliteStore(path).close()
     raw = sqlite3.connect(path)
-    raw.execute("PRAGMA user_version = 3")
+    raw.execute("PRAGMA user_version = 2")
     raw.close()
     with pytest.raises(StorageError, match="a newer version of the referee wrote it"):
         SqliteStore(path)
@@ -505,13 +506,73 @@ def test_an_open_call_and_its_cards_survive_a_restart_and_show_in_another_window
     assert again.open_call() == OpenCall(2, "Cara", ranks("A", "7"))
 
 
-def test_a_correction_keeps_the_first_verdicts_cards_with_its_call(tmp_path):
+def test_a_verdict_taken_back_to_be_corrected_reopens_its_call_with_its_cards_in_one_commit(tmp_path):
     referee = _called(tmp_path)
     referee.record(call("Cara", "A", "7"))
-    referee.record(Undo())
-    at = len(referee.sitting.log)  # the undo counts: a call is placed by the log's length, undos and all
-    referee.keep_call(OpenCall(at, "Cara", ranks("A", "7"), original=ranks("A", "7")))
-    assert Referee(referee.store, referee.sitting_id).open_call().original == ranks("A", "7")
+    reopened = referee.reopen_last_call()
+    # the undo counts: a call is placed by the log's length, undos and all
+    assert reopened == OpenCall(4, "Cara", ranks("A", "7"), original=ranks("A", "7"))
+    assert Referee(referee.store, referee.sitting_id).open_call() == reopened
+    assert Referee(referee.store, referee.sitting_id).sitting.log[-1] == Undo()
+
+
+def test_a_correction_that_cannot_be_written_takes_no_verdict_back(tmp_path, monkeypatch):
+    """The undo and the reopened call are one commit: a failure leaves the verdict as it was, not taken back with
+    its cards lost."""
+    referee = _called(tmp_path)
+    referee.record(call("Cara", "A", "7"))
+    import assistant.storage as storage
+
+    def full(*args):
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(storage, "_write_call", full)
+    with pytest.raises(StorageError, match="disk is full"):
+        referee.reopen_last_call()
+    again = Referee(referee.store, referee.sitting_id)
+    assert again.sitting.log[-1] == call("Cara", "A", "7") and again.open_call() is None
+
+
+def test_only_a_verdict_can_be_reopened(tmp_path):
+    referee = _called(tmp_path)
+    with pytest.raises(IllegalAction, match="the game has moved on since that verdict"):
+        referee.reopen_last_call()
+    assert len(Referee(referee.store, referee.sitting_id).sitting.log) == 2
+
+
+@pytest.mark.parametrize("elsewhere, why", [
+    ("cancel", "Cara's call was cancelled in another window, and Dev has called Cheat! since"),
+    ("cards", "the revealed cards were changed in another window"),
+    ("settle", "Cara's call was cancelled or settled in another window"),
+])
+def test_a_verdict_from_a_window_not_yet_redrawn_is_refused_where_the_call_changed(tmp_path, elsewhere, why):
+    """Apply the verdict in a window that still shows the call as it was: another window cancelled it (and maybe a
+    new call is open), tapped in other cards, or gave the verdict already. Nothing is recorded."""
+    referee = _called(tmp_path)
+    shown = referee.keep_call(OpenCall(2, "Cara", ranks("A")))
+    other = Referee(referee.store, referee.sitting_id)
+    if elsewhere == "cancel":
+        other.drop_call(shown)
+        other.keep_call(OpenCall(2, "Dev"))
+    elif elsewhere == "cards":
+        other.keep_call(OpenCall(2, "Cara", ranks("A", "7")), replacing=shown)
+    else:
+        other.settle(shown, ranks("A", "A"))
+    log = list(other.sitting.log)
+    with pytest.raises(StaleSitting, match=why):
+        referee.settle(shown, ranks("A", "A"))
+    assert Referee(referee.store, referee.sitting_id).sitting.log == log
+
+
+def test_a_cancel_from_a_window_not_yet_redrawn_leaves_another_call_alone(tmp_path):
+    referee = _called(tmp_path)
+    shown = referee.keep_call(OpenCall(2, "Cara"))
+    other = Referee(referee.store, referee.sitting_id)
+    other.drop_call(shown)
+    newer = other.keep_call(OpenCall(2, "Dev", ranks("7")))
+    with pytest.raises(StaleSitting, match="Cara's call was cancelled in another window, and Dev has called"):
+        referee.drop_call(shown)
+    assert other.open_call() == newer
 
 
 def test_a_second_tap_on_the_callers_name_keeps_the_cards_tapped_in(tmp_path):
@@ -543,8 +604,8 @@ def test_another_players_call_on_the_same_play_is_refused_the_first_stands(tmp_p
 
 def test_the_verdict_or_any_other_event_closes_the_open_call(tmp_path):
     referee = _called(tmp_path)
-    referee.keep_call(OpenCall(2, "Cara", ranks("A")))
-    referee.record(call("Cara", "A", "A"))
+    shown = referee.keep_call(OpenCall(2, "Cara", ranks("A")))
+    referee.settle(shown, ranks("A", "A"))
     assert referee.open_call() is None and referee.store.open_call(referee.sitting_id) is None
     referee.record(Undo())  # back to the play, open to a call again: the old call is not reopened
     assert referee.open_call() is None
@@ -585,14 +646,13 @@ def test_a_call_the_rules_refuse_is_not_kept(tmp_path, caller, at, why):
 
 def test_a_cancelled_call_is_forgotten(tmp_path):
     referee = _called(tmp_path)
-    referee.keep_call(OpenCall(2, "Cara", ranks("K")))
-    referee.drop_call()
-    assert referee.keep_call(OpenCall(2, "Dev")) == OpenCall(2, "Dev"), "another player may call now"
-    referee.drop_call()
+    shown = referee.keep_call(OpenCall(2, "Cara", ranks("K")))
+    referee.drop_call(shown)
     assert Referee(referee.store, referee.sitting_id).open_call() is None
+    assert referee.keep_call(OpenCall(2, "Dev")) == OpenCall(2, "Dev"), "another player may call now"
 
 
-@pytest.mark.parametrize("revealed", ["not json", '"A"', '["A", "Z"]', "[[1]]"])
+@pytest.mark.parametrize("revealed", ["not json", '"A"', '["A", "Z"]', "[[1]]", "[" * 100_000])
 def test_an_open_call_damaged_on_disk_is_no_call_and_leaves_the_game_alone(tmp_path, revealed):
     referee = _called(tmp_path)
     referee.keep_call(OpenCall(2, "Cara"))
