@@ -14,6 +14,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from assistant import IllegalAction, NewGame, Play, Rank, StorageError, TranscriptError, Undo, Winner
 from assistant.events import to_dict
@@ -661,3 +662,64 @@ def test_an_open_call_damaged_on_disk_is_no_call_and_leaves_the_game_alone(tmp_p
     raw.commit()
     again = Referee(SqliteStore(tmp_path / "r.sqlite3"), referee.sitting_id)
     assert again.open_call() is None and len(again.sitting.log) == 2
+
+
+# --- two windows on one call, in any order (hypothesis) -------------------------------------------------------------
+
+#: (window, whether it redraws first, what it does, which of the players who may call, a rank): each window acts on
+#: the call as it last drew it.
+WINDOW_STEPS = st.lists(st.tuples(st.sampled_from([0, 1]), st.booleans(),
+                                  st.sampled_from(["call", "tap", "settle", "cancel", "play"]),
+                                  st.integers(0, 1),
+                                  st.sampled_from([Rank.ACE, Rank.TWO, Rank.SEVEN])), max_size=30)
+
+
+@settings(max_examples=200, deadline=None)
+@given(steps=WINDOW_STEPS)
+def test_two_windows_in_any_order_act_only_on_the_call_as_each_showed_it(steps):
+    """Two windows on one sitting, each acting on the call as it last drew it, in any interleaving: the call stored
+    is always on the play now due a call, a tap or a verdict is applied only over the call as its window showed it
+    (a refused one changes nothing), and every verdict recorded is the call of the window that gave it."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        store = SqliteStore(Path(folder) / "r.sqlite3")
+        first = Referee.new(store, "Friday")
+        first.record(NewGame(("Alice", "Ben", "Cara")))
+        windows = [first, Referee(store, first.sitting_id)]
+        shown: list[OpenCall | None] = [None, None]
+        for who, redraw, action, name, rank in steps:
+            window = windows[who]
+            if redraw:
+                window.reload()
+                shown[who] = window.open_call()
+            before = store.open_call(window.sitting_id)
+            log_before = len(store.events(window.sitting_id))
+            game = window.state.game
+            try:
+                if action == "call":
+                    callers = [p for p in game.players if game.last_play and p != game.last_play.player] or ["Alice"]
+                    shown[who] = window.keep_call(OpenCall(len(window.sitting.log), callers[name % len(callers)]))
+                elif action == "tap" and shown[who] is not None:
+                    call = shown[who]
+                    shown[who] = window.keep_call(OpenCall(call.at, call.caller, call.revealed + (rank,)),
+                                                  replacing=call)
+                    assert before == call, "a tap applied over cards its window did not show"
+                elif action == "settle" and shown[who] is not None and game.last_play is not None:
+                    claim = game.last_play
+                    window.settle(shown[who], (claim.rank,) * claim.count)
+                    assert before == shown[who], "a verdict given on a call its window did not show"
+                    assert store.events(window.sitting_id)[-1].caller == shown[who].caller
+                elif action == "cancel" and shown[who] is not None:
+                    window.drop_call(shown[who])
+                    assert before == shown[who], "a call cancelled that its window did not show"
+                elif action == "play" and game is not None and game.turn is not None:
+                    window.record(Play(game.turn, 1, game.ranks_allowed[0]))
+            except (StaleSitting, IllegalAction) as refused:
+                assert len(store.events(window.sitting_id)) == log_before, refused
+                if action in ("tap", "cancel"):
+                    assert store.open_call(window.sitting_id) == before, "a refused tap changed the call"
+            stored = store.open_call(window.sitting_id)
+            if stored is not None:
+                assert stored.at == len(store.events(window.sitting_id)), "a call left on a play no longer due"
+        store.close()
