@@ -451,7 +451,7 @@ def setup_screen(referee: Referee) -> None:
             a1, a2 = st.columns([4, 2], vertical_alignment="bottom")
             # no character counter: a "23/40" under the box says 40 are allowed; a name over MAX_NAME is refused
             # with a message that says the limit, where a box that stops at it would cut a pasted name silently
-            a1.text_input("Add a player", key="new_player", placeholder=f"Name (up to {words.MAX_NAME} letters), then Enter")
+            a1.text_input("Add a player", key="new_player", placeholder=f"A name of up to {words.MAX_NAME} characters")
             a2.form_submit_button("Add player", key="add_player", on_click=add_player, width="stretch")
         if st.session_state.get("name_problem"):
             st.error(st.session_state["name_problem"])
@@ -805,7 +805,13 @@ def game_screen(referee: Referee) -> None:
     verdict_fresh = verdict is not None and isinstance(referee.sitting.last_counted, Call)
 
     # The top line: whose turn and the rank due, or the winner.
-    if game.over:
+    latest = state.table.rows[-1] if state.table.rows else None
+    if game.over and latest is not None and not latest.tracked:
+        # a result recorded in one tap after this game ended: the latest result, not this game's winner again
+        places = words.places_text(latest.places) if latest.kind is TableKind.RANKED and len(latest.places) > 1 else ""
+        st.markdown(f"<div class='cr-win'>🏆 {esc(latest.winner)} won game {latest.number}<div class='cr-places'>"
+                    f"{esc(places) + ' · ' if places else ''}recorded on the match table</div></div>", unsafe_allow_html=True)
+    elif game.over:
         winner = game.places[0]
         if game.rules.table is TableKind.RANKED and len(game.places) > 1:
             places = words.places_text(game.places)
@@ -1395,6 +1401,35 @@ def watch_other_tabs(referee: Referee) -> None:
 
 
 SCREENS = ["Game", "Setup", "Match table"]
+#: How long taps are ignored once a deal has brought up the game screen: a second tap on "Deal and start the game",
+#: a moment late, would land on whatever the game screen shows there (it took the new deal back, as "Undo the deal").
+ARRIVAL_GUARD_MS = 700
+
+
+def arrive(view: str) -> None:
+    """A screen the window switched to opens at its top, where the turn and the rank due are, not at the height the
+    last screen was scrolled to (the deal button is at the bottom of the setup); and after a deal, taps are ignored
+    for a moment. Drawn last, in a container that is always there: nothing above the camera moves."""
+    ss = st.session_state
+    previous, ss["_drawn_view"] = ss.get("_drawn_view"), view
+    with st.container(key="arrival"):
+        if previous is None or previous == view:
+            return
+        ss["_arrivals"] = ss.get("_arrivals", 0) + 1
+        guard = ARRIVAL_GUARD_MS if (previous, view) == ("Setup", "Game") else 0
+        st.html(f"""<div class="cr-arrived" data-n="{ss['_arrivals']}"></div>
+<script>
+(function() {{
+  document.querySelectorAll('[data-testid="stMain"], [data-testid="stAppViewContainer"]').forEach(e => e.scrollTo(0, 0));
+  window.scrollTo(0, 0);
+  const until = Date.now() + {guard};
+  if ({guard} <= 0) return;
+  const block = e => {{ if (e.isTrusted && Date.now() < until) {{ e.stopPropagation(); e.preventDefault(); }} }};
+  ["pointerdown", "mousedown", "click", "touchstart"].forEach(t => document.addEventListener(t, block, true));
+  setTimeout(() => ["pointerdown", "mousedown", "click", "touchstart"].forEach(
+    t => document.removeEventListener(t, block, true)), {guard} + 100);
+}})();
+</script>""", unsafe_allow_javascript=True)
 
 
 def navigate(key: str) -> None:
@@ -1503,6 +1538,7 @@ def main() -> None:
     else:
         screen(referee, view)
     watch_other_tabs(referee)
+    arrive(view)
 
 
 def screen(referee: Referee, view: str) -> None:

@@ -693,3 +693,16 @@ def test_an_address_from_before_calls_were_stored_loses_its_call(db):
     at = deal(open_app(), "Sam", "Maya")
     old = open_app({"sitting": at.query_params["sitting"], "call": "2:A::Maya"})
     assert "call" not in old.query_params and "Sam's turn" in text(old)
+
+
+def test_the_game_screen_names_a_result_recorded_in_one_tap_after_the_game(db):
+    """Sam wins a tracked game, then Maya's win of a game played without tracking is tapped on the match table: the
+    game screen names that result, not Sam's win again beside an undo of Maya's."""
+    at = deal(open_app(), "Sam", "Maya", rule_max_cards="any")
+    play_many(at, 26)
+    click(at, "nocall")
+    assert "Sam wins!" in text(at)
+    at.segmented_control[0].set_value("Match table").run()
+    click(at, "winner_Maya")
+    at.segmented_control[0].set_value("Game").run()
+    assert "Maya won game 2" in text(at) and "Sam wins!" not in text(at)

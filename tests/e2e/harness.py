@@ -39,6 +39,8 @@ sys.path.insert(0, str(ROOT))
 from tests.e2e.video import flip_video, scene, table, write_y4m  # noqa: E402
 
 CHROMIUM = os.environ.get("CHEAT_REFEREE_CHROMIUM", "/usr/bin/chromium")
+#: app.ARRIVAL_GUARD_MS (app.py cannot be imported: it is the page itself): taps are ignored that long after a deal.
+ARRIVAL_GUARD_MS = 700
 WEBRTC_FRAME = 'iframe[title="streamlit_webrtc.component.webrtc_streamer"]'
 VERDICT_WATCH = """
 () => {
@@ -239,6 +241,7 @@ def setup_two_players(run: Run, shots: Path | None, order: str | None = None) ->
     run.shot(shots, "setup.png")
     run.tap("deal")
     run.see("Sam's turn")
+    run.page.wait_for_timeout(ARRIVAL_GUARD_MS + 100)  # taps are ignored for a moment after a deal
 
 
 @contextmanager
@@ -723,8 +726,22 @@ def names_shown(work: Path) -> dict:
             run.text_in("new_player", name)
         run.key("rule_decks").get_by_text("Two decks").click()
         run.settle()
-        run.tap("deal")
+        # the deal button is at the bottom of the setup: the game opens at its top all the same, and a second tap on
+        # the deal, a moment late, lands on the game screen without acting there (it took the deal back as "Undo")
+        run.page.set_viewport_size({"width": 1280, "height": 560})  # a small laptop's screen: the deal below the fold
+        deal = run.key("deal").locator("button").first
+        deal.scroll_into_view_if_needed()
+        box = deal.bounding_box()
+        deal.click()
         run.see("lays down how many cards")
+        run.page.wait_for_timeout(200)
+        result["scrolled after the deal"] = run.page.evaluate(
+            "() => Math.max(window.scrollY, ...[...document.querySelectorAll('[data-testid=\"stMain\"]')].map(e => e.scrollTop))")
+        run.page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        run.page.wait_for_timeout(1500)
+        run.settle()
+        result["after a second tap on the deal"] = run.page.locator(".cr-turn").first.text_content().strip()
+        run.page.set_viewport_size({"width": 1280, "height": 800})
         run.key("play_1").locator("button").first.click()
         run.settle()
         run.see("Who called Cheat! first?")

@@ -127,6 +127,9 @@ def test_every_cheat_button_shows_its_players_whole_name(tmp_path):
     """Six players with long names, the game column narrowed by the live camera beside it: a button cut to "Bar…"
     does not say whom a tap names as the caller."""
     result = harness(tmp_path, "names", timeout=150)
+    # the game opens at its top after a deal, and a second tap on the deal a moment late does not take it back
+    assert result["scrolled after the deal"] == 0, result
+    assert result["after a second tap on the deal"] == "Alexandria-Marie's turn", result
     shown = {b["name"].removeprefix("campaign ").strip(): b["cut"] for b in result["buttons"]}
     assert shown == {"Bartholomew": False, "Christopherson": False, "Maximiliano": False, "Evangeline": False,
                      "Jo": False}, result
