@@ -1408,8 +1408,9 @@ ARRIVAL_GUARD_MS = 700
 
 def arrive(view: str) -> None:
     """A screen the window switched to opens at its top, where the turn and the rank due are, not at the height the
-    last screen was scrolled to (the deal button is at the bottom of the setup); and after a deal, taps are ignored
-    for a moment. Drawn last, in a container that is always there: nothing above the camera moves."""
+    last screen was scrolled to (the deal button is at the bottom of the setup); and where the setup gives way to the
+    game (a deal, or the screen picked), taps are ignored for a moment. Drawn last, in a container that is always
+    there: nothing above the camera moves."""
     ss = st.session_state
     previous, ss["_drawn_view"] = ss.get("_drawn_view"), view
     with st.container(key="arrival"):
