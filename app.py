@@ -868,8 +868,14 @@ def game_screen(referee: Referee) -> None:
     last = referee.sitting.last_counted
     # "U", not Ctrl+Z: Streamlit passes shortcuts with Ctrl through to a focused text box, where Ctrl+Z
     # undoes typing; a plain letter is never taken from one
-    button(st, "Undo" if last is None else words.undo_label(last), key="undo", disabled=last is None,
-              help="Takes back the last action (key U)", on_click=act, args=(Undo(),), shortcut="U")
+    if call is not None and call.original is not None:
+        # the table's last action was "Correct the revealed cards": undoing it puts the first verdict back (an undo
+        # of the log would take back the play called, which the correction has already laid open)
+        button(st, "Undo the correction", key="undo", help="Puts the first verdict back (key U)", on_click=settle,
+               args=(call, call.original), shortcut="U")
+    else:
+        button(st, "Undo" if last is None else words.undo_label(last), key="undo", disabled=last is None,
+               help="Takes back the last action (key U)", on_click=act, args=(Undo(),), shortcut="U")
 
 
 def action_panel(referee: Referee, game, log_len: int) -> None:

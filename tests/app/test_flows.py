@@ -706,3 +706,15 @@ def test_the_game_screen_names_a_result_recorded_in_one_tap_after_the_game(db):
     click(at, "winner_Maya")
     at.segmented_control[0].set_value("Game").run()
     assert "Maya won game 2" in text(at) and "Sam wins!" not in text(at)
+
+
+def test_undo_during_a_correction_puts_the_first_verdict_back(db):
+    """The last thing the table did was "Correct the revealed cards": Undo takes that back, not the play called (the
+    audit's player backing out of a correction lost Sam's play and the whole call)."""
+    at = lie_under_correction()
+    click(at, "reveal_back")
+    assert at.button(key="undo").label == "Undo the correction"
+    click(at, "undo")
+    game = stored_state(db).state.game
+    assert game.last_call.revealed == (Rank.ACE, Rank.SEVEN) and game.last_call.lie
+    assert "Lie: Sam picks up 2 cards" in text(at) and stored_call(db) is None
