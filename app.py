@@ -511,10 +511,19 @@ def setup_screen(referee: Referee) -> None:
     if previous is not None and not previous.over:
         st.info("A game is still in progress: dealing a new one abandons it (it gets no row on the match table).")
     button(st, "Deal and start the game", key="deal", type="primary", disabled=bool(problems),
-              on_click=deal, args=(tuple(seats), dealer, rules, first_rule == "Chosen at random"))
+              on_click=deal, args=(tuple(seats), dealer, rules, first_rule == "Chosen at random",
+                                   len(referee.sitting.log)))
+    guard_taps_from_the_deal()
 
 
-def deal(seats: tuple[str, ...], dealer: str | None, rules: Rules, random_first: bool) -> None:
+def deal(seats: tuple[str, ...], dealer: str | None, rules: Rules, random_first: bool, log_len: int) -> None:
+    """Deal, unless the game has changed since this setup was drawn: a second tap on the deal, queued while the first
+    was being dealt, would deal again (or another window has dealt meanwhile)."""
+    if len(st.session_state["_referee"].sitting.log) != log_len:
+        flash("warning", "The game changed since this setup was drawn (a second tap on the deal, or another window): "
+                         "nothing was dealt again. The game as it stands is shown.")
+        st.session_state["screen"] = "Game"
+        return
     first = random.choice(seats) if random_first else None
     if record(NewGame(seats, dealer=dealer, rules=rules, first=first)):
         st.session_state["screen"] = "Game"
@@ -807,10 +816,14 @@ def game_screen(referee: Referee) -> None:
     # The top line: whose turn and the rank due, or the winner.
     latest = state.table.rows[-1] if state.table.rows else None
     if game.over and latest is not None and not latest.tracked:
-        # a result recorded in one tap after this game ended: the latest result, not this game's winner again
+        # a result recorded in one tap after this game ended: the latest result, not this game's winner again; the
+        # board below is still that game's, as it ended
         places = words.places_text(latest.places) if latest.kind is TableKind.RANKED and len(latest.places) > 1 else ""
+        shown = next((r for r in reversed(state.table.rows) if r.tracked), None)
+        board = f" · below: game {shown.number}, won by {shown.winner}" if shown is not None else ""
         st.markdown(f"<div class='cr-win'>🏆 {esc(latest.winner)} won game {latest.number}<div class='cr-places'>"
-                    f"{esc(places) + ' · ' if places else ''}recorded on the match table</div></div>", unsafe_allow_html=True)
+                    f"{esc(places) + ' · ' if places else ''}recorded on the match table{esc(board)}</div></div>",
+                    unsafe_allow_html=True)
     elif game.over:
         winner = game.places[0]
         if game.rules.table is TableKind.RANKED and len(game.places) > 1:
@@ -819,7 +832,8 @@ def game_screen(referee: Referee) -> None:
                         unsafe_allow_html=True)
         else:
             st.markdown(f"<div class='cr-win'>🏆 {esc(winner)} wins!</div>", unsafe_allow_html=True)
-        speak(f"{winner} wins!", f"win:{st.session_state['_sitting_key']}:{log_len}")
+        # said once a game: keyed by its row on the match table, not by the log, which an undo of a later event moves
+        speak(f"{winner} wins!", f"win:{st.session_state['_sitting_key']}:{len(state.table.rows)}")
     elif call is not None:
         st.markdown(f"<div class='cr-turn'>{esc(call.caller)} calls Cheat! on {esc(claim.player)}</div>"
                     f"<div class='cr-due'>{esc(claim.player)} claimed {esc(words.claim_text(claim))}: "
@@ -1412,11 +1426,32 @@ SCREENS = ["Game", "Setup", "Match table"]
 ARRIVAL_GUARD_MS = 700
 
 
+def guard_taps_from_the_deal() -> None:
+    """Taps are ignored from a tap on the deal until the game screen has been shown for ARRIVAL_GUARD_MS (see
+    :func:`arrive`), at most 3 s: a second tap while the deal is being made would reach the setup's buttons still on
+    the page, or what the game screen draws there first. Installed once a page; keys never count as taps."""
+    st.html("""<script>
+(function() {
+  if (window.__cheatTapGuard) return;
+  window.__cheatTapGuard = true;
+  window.__cheatGuardUntil = 0;
+  const guard = e => {
+    if (!e.isTrusted) return;
+    if (Date.now() < window.__cheatGuardUntil) { e.stopPropagation(); e.preventDefault(); return; }
+    if (e.type === "click" && e.target.closest && e.target.closest(".st-key-deal button"))
+      window.__cheatGuardUntil = Date.now() + 3000;
+  };
+  ["pointerdown", "mousedown", "touchstart", "click"].forEach(t => document.addEventListener(t, guard, true));
+})();
+</script>""", unsafe_allow_javascript=True)
+
+
 def arrive(view: str) -> None:
     """A screen the window switched to opens at its top, where the turn and the rank due are, not at the height the
     last screen was scrolled to (the deal button is at the bottom of the setup); and where the setup gives way to the
-    game (a deal, or the screen picked), taps are ignored for a moment. Drawn last, in a container that is always
-    there: nothing above the camera moves."""
+    game (a deal, or the screen picked), taps are ignored for a moment (the guard a tap on the deal began ends then).
+    Drawn last, in a container that is always there: nothing above the camera moves; the screen is noted here, at
+    the end of a run that drew it whole (a run cut short by a tap never gets here)."""
     ss = st.session_state
     previous, ss["_drawn_view"] = ss.get("_drawn_view"), view
     with st.container(key="arrival"):
@@ -1429,12 +1464,12 @@ def arrive(view: str) -> None:
 (function() {{
   document.querySelectorAll('[data-testid="stMain"], [data-testid="stAppViewContainer"]').forEach(e => e.scrollTo(0, 0));
   window.scrollTo(0, 0);
-  const until = Date.now() + {guard};
   if ({guard} <= 0) return;
-  const block = e => {{ if (e.isTrusted && Date.now() < until) {{ e.stopPropagation(); e.preventDefault(); }} }};
-  ["pointerdown", "mousedown", "click", "touchstart"].forEach(t => document.addEventListener(t, block, true));
-  setTimeout(() => ["pointerdown", "mousedown", "click", "touchstart"].forEach(
-    t => document.removeEventListener(t, block, true)), {guard} + 100);
+  window.__cheatGuardUntil = Date.now() + {guard};
+  if (window.__cheatTapGuard) return;  // the setup's guard is listening, and now holds {guard} ms from here
+  window.__cheatTapGuard = true;
+  const guard = e => {{ if (e.isTrusted && Date.now() < window.__cheatGuardUntil) {{ e.stopPropagation(); e.preventDefault(); }} }};
+  ["pointerdown", "mousedown", "touchstart", "click"].forEach(t => document.addEventListener(t, guard, true));
 }})();
 </script>""", unsafe_allow_javascript=True)
 

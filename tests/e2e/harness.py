@@ -23,6 +23,7 @@ import argparse
 import json
 import os
 import socket
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -732,15 +733,20 @@ def names_shown(work: Path) -> dict:
         deal = run.key("deal").locator("button").first
         deal.scroll_into_view_if_needed()
         box = deal.bounding_box()
-        deal.click()
+        centre = (box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        run.page.mouse.click(*centre)
+        run.page.wait_for_timeout(50)
+        run.page.mouse.click(*centre)  # a double tap: the setup's deal button is still on the page
         run.see("lays down how many cards")
         run.page.wait_for_timeout(200)
         result["scrolled after the deal"] = run.page.evaluate(
             "() => Math.max(window.scrollY, ...[...document.querySelectorAll('[data-testid=\"stMain\"]')].map(e => e.scrollTop))")
-        run.page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        run.page.mouse.click(*centre)  # and a tap a moment late, on whatever the game screen shows there
         run.page.wait_for_timeout(1500)
         run.settle()
         result["after a second tap on the deal"] = run.page.locator(".cr-turn").first.text_content().strip()
+        result["events after the taps on the deal"] = sqlite3.connect(work / "referee.sqlite3").execute(
+            "SELECT COUNT(*) FROM events").fetchone()[0]
         run.page.set_viewport_size({"width": 1280, "height": 800})
         run.key("play_1").locator("button").first.click()
         run.settle()

@@ -130,6 +130,7 @@ def test_every_cheat_button_shows_its_players_whole_name(tmp_path):
     # the game opens at its top after a deal, and a second tap on the deal a moment late does not take it back
     assert result["scrolled after the deal"] == 0, result
     assert result["after a second tap on the deal"] == "Alexandria-Marie's turn", result
+    assert result["events after the taps on the deal"] == 1, "dealt twice, or the deal taken back"
     shown = {b["name"].removeprefix("campaign ").strip(): b["cut"] for b in result["buttons"]}
     assert shown == {"Bartholomew": False, "Christopherson": False, "Maximiliano": False, "Evangeline": False,
                      "Jo": False}, result
