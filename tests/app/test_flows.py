@@ -734,3 +734,15 @@ def test_a_deal_in_a_window_that_has_not_seen_another_windows_deal_deals_nothing
     click(other, "deal")
     assert [type(e).__name__ for e in stored_state(db).sitting.log] == ["NewGame"]
     assert any("Another window changed this game first" in w for w in errors(other))
+
+
+def test_undo_during_a_correction_puts_the_first_verdict_back(db):
+    """The last thing the table did was "Correct the revealed cards": Undo takes that back, not the play called (the
+    audit's player backing out of a correction lost Sam's play and the whole call)."""
+    at = lie_under_correction()
+    click(at, "reveal_back")
+    assert at.button(key="undo").label == "Undo the correction"
+    click(at, "undo")
+    game = stored_state(db).state.game
+    assert game.last_call.revealed == (Rank.ACE, Rank.SEVEN) and game.last_call.lie
+    assert "Lie: Sam picks up 2 cards" in text(at) and stored_call(db) is None
