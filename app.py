@@ -1464,12 +1464,9 @@ def arrive(view: str) -> None:
 (function() {{
   document.querySelectorAll('[data-testid="stMain"], [data-testid="stAppViewContainer"]').forEach(e => e.scrollTo(0, 0));
   window.scrollTo(0, 0);
-  if ({guard} <= 0) return;
-  window.__cheatGuardUntil = Date.now() + {guard};
-  if (window.__cheatTapGuard) return;  // the setup's guard is listening, and now holds {guard} ms from here
-  window.__cheatTapGuard = true;
-  const guard = e => {{ if (e.isTrusted && Date.now() < window.__cheatGuardUntil) {{ e.stopPropagation(); e.preventDefault(); }} }};
-  ["pointerdown", "mousedown", "touchstart", "click"].forEach(t => document.addEventListener(t, guard, true));
+  // the listener of guard_taps_from_the_deal, installed by the setup this window has just left, now holds taps
+  // for {guard} ms from here
+  if ({guard} > 0) window.__cheatGuardUntil = Date.now() + {guard};
 }})();
 </script>""", unsafe_allow_javascript=True)
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import csv
 import io
-from typing import Iterable
+from contextlib import contextmanager
+from typing import Iterable, Iterator
 
 from .cards import Rank
 from .errors import IllegalAction, StorageError
@@ -43,11 +44,8 @@ class Referee:
         old = self.sitting.state
         new = self.sitting.preview(event)
         rows = new.table.rows if new.table is not old.table else None
-        try:
+        with self._reloaded_when_stale():
             self.store.append(self.sitting_id, len(self.sitting.log), event, rows, settles, opens)
-        except StaleSitting:
-            self.reload()
-            raise
         self.sitting.commit(event, new)
         return new
 
@@ -73,11 +71,8 @@ class Referee:
         if self.state.game is None:
             raise IllegalAction("no play to call")
         check_caller(self.state.game, call.caller)
-        try:
+        with self._reloaded_when_stale():
             return self.store.keep_call(self.sitting_id, call, replacing)
-        except StaleSitting:
-            self.reload()
-            raise
 
     def settle(self, call: OpenCall, revealed: tuple[Rank, ...]) -> State:
         """Give the verdict of ``call`` with these cards, only while it is the call open as its window showed it
@@ -98,8 +93,15 @@ class Referee:
     def drop_call(self, call: OpenCall) -> None:
         """Forget ``call``, cancelled, only while it is the call open as its window showed it (StaleSitting, and a
         reload, where another window changed it); recording any event forgets it as well."""
-        try:
+        with self._reloaded_when_stale():
             self.store.drop_call(self.sitting_id, call)
+
+    @contextmanager
+    def _reloaded_when_stale(self) -> Iterator[None]:
+        """A write that another window got in before: the sitting is read again, so the page shows it as it is now,
+        and the refusal goes on to be said."""
+        try:
+            yield
         except StaleSitting:
             self.reload()
             raise

@@ -331,8 +331,10 @@ class SqliteStore:
         opened by the same commit (a verdict taken back to be corrected, with its cards), so no crash between the two
         can lose the cards."""
         with self._transaction() as db:
-            if settles is not None and _open_call(db, sitting_id, self.path) != settles:
-                raise CallChanged(_changed_elsewhere(_open_call(db, sitting_id, self.path), settles))
+            if settles is not None:
+                stored = _open_call(db, sitting_id, self.path)
+                if stored != settles:
+                    raise CallChanged(_changed_elsewhere(stored, settles))
             try:
                 db.execute(
                     "INSERT INTO events (sitting_id, seq, body, recorded) VALUES (?, ?, ?, ?)",
