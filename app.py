@@ -42,7 +42,7 @@ from assistant.game import default_dealer  # noqa: E402
 from assistant.referee import Referee  # noqa: E402
 from assistant.rules import CountRule, Order, TableKind  # noqa: E402
 from assistant.storage import (DATA_SETTING, DB_SETTING, MAX_SITTING_NAME, CalledFirst, CallChanged,  # noqa: E402
-                               OpenCall, SqliteStore, StaleSitting, default_db_path)
+                               MovedOn, OpenCall, SqliteStore, StaleSitting, default_db_path)
 from ui import camera, words  # noqa: E402
 from ui.words import esc  # noqa: E402
 
@@ -195,6 +195,10 @@ def attempt(action: Callable[[], object], say_stale: bool = True) -> bool:
             flash("warning", f"{words.sentence(str(error))} Your tap was not recorded: check the call before tapping "
                              "again.")
         return False
+    except MovedOn:
+        flash("warning", "A tap came before the screen had caught up with the tap before it, so it was not recorded "
+                         "(it would have acted twice). The screen now shows the game as it stands.")
+        return False
     except StaleSitting:
         if say_stale:
             flash("warning", "Another window changed this game first, so your tap was not recorded. The screen now "
@@ -209,22 +213,23 @@ def attempt(action: Callable[[], object], say_stale: bool = True) -> bool:
     return True
 
 
-def record(event) -> bool:
-    """Store one event for the current sitting; any refusal is shown as the referee says it."""
-    return attempt(lambda: st.session_state["_referee"].record(event))
+def record(event, at: int) -> bool:
+    """Store one event for the current sitting, tapped on the game as it stood with ``at`` events in its log; any
+    refusal is shown as the referee says it."""
+    return attempt(lambda: st.session_state["_referee"].record(event, at=at))
 
 
-def act(event) -> None:
-    """A button's callback: record the event it was drawn for.
+def act(event, at: int) -> None:
+    """A button's callback: record the event it was drawn for, on the game as it was drawn (``at``: its log's length).
 
-    Callbacks run before the page is redrawn, against the sitting as this tab last saw it, so a
-    tap on a button drawn before another tab changed the game is refused (StaleSitting) instead
-    of being applied to whoever's turn it is now. What a tap changed out of sight of the top lines (a pass, cards
-    laid out, an undo) is said once at the top of the page.
+    Callbacks run before the page is redrawn: a second tap made before the page redrew after the first (Undo tapped
+    twice took back two events), or a tap in a window that another has got ahead of, is refused (MovedOn,
+    StaleSitting) instead of being applied to whoever's turn it is now. What a tap changed out of sight of the top
+    lines (a pass, cards laid out, an undo) is said once at the top of the page.
     """
     referee: Referee = st.session_state["_referee"]
     undone = referee.sitting.last_counted if isinstance(event, Undo) else None
-    if record(event):
+    if record(event, at):
         end_call()
         if undone is not None:
             flash("info", f"Took back {words.undo_label(undone).removeprefix('Undo ')}.")
@@ -234,20 +239,20 @@ def act(event) -> None:
             flash("info", f"{event.player} laid out four {words.rank_plural(event.rank)}: out of the game.")
 
 
-def act_from_state(kind: str) -> None:
+def act_from_state(kind: str, at: int) -> None:
     """A callback whose event depends on inputs read at tap time (a number box, select boxes)."""
     referee: Referee = st.session_state["_referee"]
     game = referee.state.game
     ss = st.session_state
     if kind == "play_many" and game is not None and game.turn is not None:
         rank = ss.get("play_many_rank") if len(game.ranks_allowed) > 1 else None
-        act(Play(game.turn, int(ss.get("play_many_n", 1)), rank))
+        act(Play(game.turn, int(ss.get("play_many_n", 1)), rank), at)
     elif kind == "four":
-        act(FourOfAKind(ss["four_player"], ss["four_rank"]))
+        act(FourOfAKind(ss["four_player"], ss["four_rank"]), at)
     elif kind == "places":
         players = ss.get("_table_players") or ()
         places = tuple(ss.get("ranked_places") or ())
-        if record(Winner(places=places, players=None if game is not None else tuple(players))):
+        if record(Winner(places=places, players=None if game is not None else tuple(players)), at):
             end_call()
             ss["ranked_places"] = []  # a second tap must not record the same game again
             flash("success", f"Recorded: {words.places_text(places)}")
@@ -513,22 +518,18 @@ def setup_screen(referee: Referee) -> None:
     button(st, "Deal and start the game", key="deal", type="primary", disabled=bool(problems),
               on_click=deal, args=(tuple(seats), dealer, rules, first_rule == "Chosen at random",
                                    len(referee.sitting.log)))
-    guard_taps_from_the_deal()
 
 
 def deal(seats: tuple[str, ...], dealer: str | None, rules: Rules, random_first: bool, log_len: int) -> None:
-    """Deal, unless the game has changed since this setup was drawn: a second tap on the deal, queued while the first
-    was being dealt, would deal again (or another window has dealt meanwhile)."""
-    if len(st.session_state["_referee"].sitting.log) != log_len:
-        flash("warning", "The game changed since this setup was drawn (a second tap on the deal, or another window): "
-                         "nothing was dealt again. The game as it stands is shown.")
-        st.session_state["screen"] = "Game"
-        return
+    """Deal, unless the game has changed since this setup was drawn (a second tap on the deal, queued while the first
+    was being dealt, would deal again; or another window has dealt meanwhile): then the game as it stands is shown."""
     first = random.choice(seats) if random_first else None
-    if record(NewGame(seats, dealer=dealer, rules=rules, first=first)):
-        st.session_state["screen"] = "Game"
+    if record(NewGame(seats, dealer=dealer, rules=rules, first=first), log_len):
         st.query_params.pop("seat", None)
         end_call()
+    elif len(st.session_state["_referee"].sitting.log) == log_len:
+        return  # refused for a reason of its own, said: the setup stays to put it right
+    st.session_state["screen"] = "Game"
 
 
 # --- the game screen -----------------------------------------------------------------------------
@@ -889,7 +890,7 @@ def game_screen(referee: Referee) -> None:
                args=(call, call.original), shortcut="U")
     else:
         button(st, "Undo" if last is None else words.undo_label(last), key="undo", disabled=last is None,
-               help="Takes back the last action (key U)", on_click=act, args=(Undo(),), shortcut="U")
+               help="Takes back the last action (key U)", on_click=act, args=(Undo(), log_len), shortcut="U")
 
 
 def action_panel(referee: Referee, game, log_len: int) -> None:
@@ -908,7 +909,8 @@ def action_panel(referee: Referee, game, log_len: int) -> None:
                 button(col, name, key=f"cheat_{name}", on_click=start_call, args=(name, log_len), width="stretch",
                            icon=":material/campaign:", wrap=True)
         if game.hands[claim.player] == 0:
-            button(st, f"Nobody calls: {claim.player} is out", key="nocall", type="primary", on_click=act, args=(NoCall(),))
+            button(st, f"Nobody calls: {claim.player} is out", key="nocall", type="primary", on_click=act,
+               args=(NoCall(), log_len))
             if referee.sitting.preview(NoCall()).game.over:
                 return  # the game ends with this play: it must be called or settled first
 
@@ -937,23 +939,23 @@ def action_panel(referee: Referee, game, log_len: int) -> None:
                 key = f"play_{rank.value}_{n}" if choice else f"play_{n}"
                 button(cols[(n - 1) % per_row], label, key=key, type="primary", width="stretch",
                                                shortcut=None if choice else str(n),
-                                               on_click=act, args=(Play(player, n, rank if choice else None),))
+                                               on_click=act, args=(Play(player, n, rank if choice else None), log_len))
     if top > shown_top:
         m1, m2, m3 = st.columns([2, 2, 2], vertical_alignment="bottom")
         many = m1.number_input("More cards", min_value=1, max_value=top, value=shown_top + 1, key="play_many_n")
         if choice:
             m2.selectbox("Rank", ranks, format_func=lambda r: r.value, key="play_many_rank")
-        button(m3, f"Play {many}", key="play_many", on_click=act_from_state, args=("play_many",))
+        button(m3, f"Play {many}", key="play_many", on_click=act_from_state, args=("play_many", log_len))
     extra = st.columns(2)
     if rules.passing:
-        button(extra[0], f"{player} passes", key="pass", on_click=act, args=(Pass(player),))
+        button(extra[0], f"{player} passes", key="pass", on_click=act, args=(Pass(player), log_len))
     if rules.four_of_a_kind:
         with extra[1].expander("Four of a kind laid out"):
             holders = [p for p in game.players if p not in game.places and game.hands[p] >= 4]
             if holders:
                 st.selectbox("Player", holders, key="four_player")
                 st.selectbox("Rank", CLAIMABLE, format_func=lambda r: r.value, key="four_rank")
-                button(st, "Take the four out of the game", key="four", on_click=act_from_state, args=("four",))
+                button(st, "Take the four out of the game", key="four", on_click=act_from_state, args=("four", log_len))
             else:
                 st.caption("Nobody holds four cards.")
 
@@ -1324,10 +1326,10 @@ def camera_check(start: str = "") -> None:
 # --- the match table ------------------------------------------------------------------------------
 
 
-def record_winner(name: str, players: tuple[str, ...]) -> None:
+def record_winner(name: str, players: tuple[str, ...], at: int) -> None:
     game = st.session_state["_referee"].state.game
     known = game is not None
-    if record(Winner(player=name, players=None if known else players)):
+    if record(Winner(player=name, players=None if known else players), at):
         flash("success", f"Recorded: {name} won.")
 
 
@@ -1336,6 +1338,7 @@ def table_screen(referee: Referee) -> None:
 
     state = referee.state
     table = state.table
+    log_len = len(referee.sitting.log)
     st.title("Match table")
     kinds = {row.kind for row in table.rows} or {table.kind}
     unit = "Wins" if kinds == {TableKind.MATCH} else "Points"
@@ -1371,12 +1374,12 @@ def table_screen(referee: Referee) -> None:
         grid = st.container(key="grid_winner")
         for row_start in range(0, len(players), per_row):  # row by row: the seating order reads left to right
             for col, name in zip(grid.columns(per_row), players[row_start:row_start + per_row]):
-                button(col, name, key=f"winner_{name}", on_click=record_winner, args=(name, players), width="stretch",
+                button(col, name, key=f"winner_{name}", on_click=record_winner, args=(name, players, log_len), width="stretch",
                            wrap=True)
         if table.kind is TableKind.RANKED:
             st.session_state["_table_players"] = players
             places = st.multiselect("Or the places, in order (up to three)", players, max_selections=3, key="ranked_places")
-            button(st, "Record these places", key="record_places", disabled=not places, on_click=act_from_state, args=("places",))
+            button(st, "Record these places", key="record_places", disabled=not places, on_click=act_from_state, args=("places", log_len))
     else:
         st.caption("Add the players in the setup first.")
 
@@ -1393,7 +1396,7 @@ def table_screen(referee: Referee) -> None:
     else:
         st.caption("No game finished yet in this sitting.")
     if isinstance(referee.sitting.last_counted, Winner):
-        button(st, "Undo the last result", key="undo_result", on_click=act, args=(Undo(),))
+        button(st, "Undo the last result", key="undo_result", on_click=act, args=(Undo(), log_len))
     d1, d2 = st.columns(2)
     d1.download_button("Download the match table (CSV)", referee.table_csv(), file_name="match-table.csv",
                        mime="text/csv", key="csv", on_click="ignore")
@@ -1426,24 +1429,48 @@ SCREENS = ["Game", "Setup", "Match table"]
 ARRIVAL_GUARD_MS = 700
 
 
-def guard_taps_from_the_deal() -> None:
-    """Taps are ignored from a tap on the deal until the game screen has been shown for ARRIVAL_GUARD_MS (see
-    :func:`arrive`), at most 3 s: a second tap while the deal is being made would reach the setup's buttons still on
-    the page, or what the game screen draws there first. Installed once a page; keys never count as taps."""
+#: The buttons that act on the game or the match table: a tap on one holds taps on all of them until the page is
+#: drawn again (the revealed cards' buttons are not among them: two quick taps on K are two kings, and a tap on a call
+#: that changed meanwhile is refused and said).
+ACTION_BUTTONS = ", ".join(f"{selector} button" for selector in (
+    ".st-key-deal", ".st-key-undo", ".st-key-undo_result", ".st-key-next_game", "[class*='st-key-play_']",
+    ".st-key-pass", ".st-key-four", ".st-key-nocall", "[class*='st-key-cheat_']", ".st-key-apply_verdict",
+    ".st-key-keep_verdict", ".st-key-cancel_call", "[class*='st-key-winner_']", ".st-key-record_places"))
+
+
+def guard_taps() -> None:
+    """A tap on an action button holds taps on every action button until the run it started has drawn the page again
+    (a later ``.cr-drawn`` mark, see :func:`arrive`), at most 3 s: a second tap made before then was made on the
+    screen as it stood before the first, and would act again on the game as the first left it (Undo tapped twice
+    took back two events, a winner tapped twice recorded two games, in Chromium). The
+    referee refuses a tap that reaches it late all the same (``at``, MovedOn); this keeps the second tap from reaching
+    it at all, which the referee cannot tell once the button has been drawn again.
+
+    A tap on the deal holds every tap until the game screen has shown for ARRIVAL_GUARD_MS (see :func:`arrive`): the
+    game screen draws its own buttons where the setup's were. Installed once a page; keys never count as taps."""
     st.html("""<script>
 (function() {
   if (window.__cheatTapGuard) return;
   window.__cheatTapGuard = true;
   window.__cheatGuardUntil = 0;
+  let held = null, heldUntil = 0;
+  const drawn = () => { const mark = document.querySelector(".cr-drawn"); return mark ? mark.dataset.run : ""; };
   const guard = e => {
     if (!e.isTrusted) return;
-    if (Date.now() < window.__cheatGuardUntil) { e.stopPropagation(); e.preventDefault(); return; }
-    if (e.type === "click" && e.target.closest && e.target.closest(".st-key-deal button"))
-      window.__cheatGuardUntil = Date.now() + 3000;
+    const now = Date.now();
+    const action = e.target.closest ? e.target.closest(%s) : null;
+    if (now < window.__cheatGuardUntil || (action && now < heldUntil && drawn() === held)) {
+      e.stopPropagation(); e.preventDefault(); return;
+    }
+    if (e.type === "click" && action && !action.disabled) {
+      held = drawn();
+      heldUntil = now + 3000;
+      if (action.closest(".st-key-deal")) window.__cheatGuardUntil = now + 3000;
+    }
   };
   ["pointerdown", "mousedown", "touchstart", "click"].forEach(t => document.addEventListener(t, guard, true));
 })();
-</script>""", unsafe_allow_javascript=True)
+</script>""" % json.dumps(ACTION_BUTTONS), unsafe_allow_javascript=True)
 
 
 def arrive(view: str) -> None:
@@ -1454,7 +1481,11 @@ def arrive(view: str) -> None:
     the end of a run that drew it whole (a run cut short by a tap never gets here)."""
     ss = st.session_state
     previous, ss["_drawn_view"] = ss.get("_drawn_view"), view
+    ss["_runs_drawn"] = ss.get("_runs_drawn", 0) + 1
     with st.container(key="arrival"):
+        # the mark of a page drawn whole, which releases the taps a tap held (see guard_taps)
+        st.html(f"<div class='cr-drawn' data-run='{ss['_runs_drawn']}'></div>")
+        guard_taps()
         if previous is None or previous == view:
             return
         ss["_arrivals"] = ss.get("_arrivals", 0) + 1
@@ -1464,7 +1495,7 @@ def arrive(view: str) -> None:
 (function() {{
   document.querySelectorAll('[data-testid="stMain"], [data-testid="stAppViewContainer"]').forEach(e => e.scrollTo(0, 0));
   window.scrollTo(0, 0);
-  // the listener of guard_taps_from_the_deal, installed by the setup this window has just left, now holds taps
+  // the listener of guard_taps, which a tap on the deal set to hold every tap for 3 s, now holds them
   // for {guard} ms from here
   if ({guard} > 0) window.__cheatGuardUntil = Date.now() + {guard};
 }})();

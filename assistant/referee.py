@@ -12,7 +12,7 @@ from .errors import IllegalAction, StorageError
 from .events import Call, Event, Undo
 from .game import State, check_caller
 from .sitting import Sitting, rebuild, replay, write_transcript
-from .storage import OpenCall, SittingInfo, StaleSitting, Store
+from .storage import MovedOn, OpenCall, SittingInfo, StaleSitting, Store
 
 
 class Referee:
@@ -38,9 +38,14 @@ class Referee:
     def state(self) -> State:
         return self.sitting.state
 
-    def record(self, event: Event, settles: OpenCall | None = None, opens: OpenCall | None = None) -> State:
+    def record(self, event: Event, settles: OpenCall | None = None, opens: OpenCall | None = None, *,
+               at: int | None = None) -> State:
         """Apply ``event``: raises IllegalAction (nothing changes) or StorageError (nothing changes). Any event closes
-        the open call; ``settles`` and ``opens``: see :meth:`settle` and :meth:`reopen_last_call`."""
+        the open call; ``settles`` and ``opens``: see :meth:`settle` and :meth:`reopen_last_call`.
+
+        ``at`` is the length of the log the tap was made on (the screen its button was drawn on): a tap made before
+        the last event is refused with MovedOn, as the same tap from a window that another has got ahead of is."""
+        self._check_not_moved_on(at)
         old = self.sitting.state
         new = self.sitting.preview(event)
         rows = new.table.rows if new.table is not old.table else None
@@ -66,8 +71,7 @@ class Referee:
         shown), and return the call now open: raises IllegalAction for a call the rules do not allow, StaleSitting
         (and reloads) once another window has moved the game on or changed the call, StorageError when it cannot be
         written. The cards are checked against the deck with the verdict, not while they come in."""
-        if call.at != len(self.sitting.log):
-            raise IllegalAction("the game has moved on since that call")
+        self._check_not_moved_on(call.at)
         if self.state.game is None:
             raise IllegalAction("no play to call")
         check_caller(self.state.game, call.caller)
@@ -95,6 +99,10 @@ class Referee:
         reload, where another window changed it); recording any event forgets it as well."""
         with self._reloaded_when_stale():
             self.store.drop_call(self.sitting_id, call)
+
+    def _check_not_moved_on(self, at: int | None) -> None:
+        if at is not None and at != len(self.sitting.log):
+            raise MovedOn("the game has moved on since the screen this tap was made on was drawn")
 
     @contextmanager
     def _reloaded_when_stale(self) -> Iterator[None]:

@@ -92,6 +92,11 @@ class StaleSitting(StorageError):
     open call. Reload the sitting, show it as it is now, and let the table tap again."""
 
 
+class MovedOn(StaleSitting):
+    """A tap made on the game as it stood before its last event: a second tap that waited behind the first in one
+    window (Undo twice would take back two events), or a window not redrawn since another's. Nothing is recorded."""
+
+
 class CallChanged(StaleSitting):
     """Another window cancelled, settled or changed the open call since this one showed it."""
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from assistant import NewGame, Rank
+from assistant import NewGame, Play, Rank, Winner
 from assistant.referee import Referee
 from assistant.rules import CountRule, Order, TableKind
 from assistant.storage import OpenCall, SqliteStore
@@ -746,3 +746,28 @@ def test_undo_during_a_correction_puts_the_first_verdict_back(db):
     game = stored_state(db).state.game
     assert game.last_call.revealed == (Rank.ACE, Rank.SEVEN) and game.last_call.lie
     assert "Lie: Sam picks up 2 cards" in text(at) and stored_call(db) is None
+
+
+def test_a_tap_whose_screen_was_drawn_before_the_last_event_is_refused_and_said(db):
+    """The second of two quick taps in one window can reach the server with the button as the first screen drew it,
+    after the first tap's event is in: here Undo drawn before Maya's play, its tap run once the play is recorded. It
+    would take back Maya's play, which the screen it was tapped on did not show; it is refused, and said."""
+    at = deal(open_app(), "Sam", "Maya")
+    click(at, "play_1")
+    at.session_state["_referee"].record(Play("Maya", 1))  # the first tap's event, recorded before the redraw
+    click(at, "undo")
+    assert [type(e).__name__ for e in stored_state(db).sitting.log] == ["NewGame", "Play", "Play"]
+    assert any("before the screen had caught up" in w for w in errors(at)), errors(at)
+    click(at, "undo")  # the same tap on the screen that shows Maya's play takes it back
+    assert [type(e).__name__ for e in stored_state(db).sitting.log] == ["NewGame", "Play", "Play", "Undo"]
+
+
+def test_a_winner_tapped_twice_before_the_redraw_records_one_game(db):
+    """The second tap on a winner's name, drawn on the match table before the first tap's result was in, would record
+    a second game: refused."""
+    at = deal(open_app(), "Sam", "Maya")
+    at.segmented_control(key="nav_Game").set_value("Match table").run()
+    at.session_state["_referee"].record(Winner(player="Maya"))  # the first tap's result
+    click(at, "winner_Maya")
+    assert len(stored_state(db).state.table.rows) == 1
+    assert any("before the screen had caught up" in w for w in errors(at)), errors(at)

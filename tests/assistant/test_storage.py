@@ -19,7 +19,7 @@ from hypothesis import given, settings, strategies as st
 from assistant import IllegalAction, NewGame, Play, Rank, StorageError, TranscriptError, Undo, Winner
 from assistant.events import to_dict
 from assistant.referee import Referee
-from assistant.storage import CalledFirst, OpenCall, SqliteStore, StaleSitting, default_db_path
+from assistant.storage import CalledFirst, MovedOn, OpenCall, SqliteStore, StaleSitting, default_db_path
 
 from .helpers import call, ranks
 
@@ -636,13 +636,35 @@ def test_a_call_left_behind_by_a_later_event_is_not_shown(tmp_path):
 @pytest.mark.parametrize("caller, at, why", [
     ("Alice", 2, "Alice cannot call their own play"),
     ("Zoe", 2, "Zoe is not playing in this game"),
-    ("Cara", 1, "the game has moved on since that call"),
 ])
 def test_a_call_the_rules_refuse_is_not_kept(tmp_path, caller, at, why):
     referee = _called(tmp_path)
     with pytest.raises(IllegalAction, match=why):
         referee.keep_call(OpenCall(at, caller))
     assert referee.store.open_call(referee.sitting_id) is None
+
+
+def test_a_call_tapped_on_an_earlier_play_is_not_kept(tmp_path):
+    """A Cheat! tapped on the screen as it stood before Alice's play would be a call on the wrong play."""
+    referee = _called(tmp_path)
+    with pytest.raises(MovedOn, match="moved on"):
+        referee.keep_call(OpenCall(1, "Cara"))
+    assert referee.store.open_call(referee.sitting_id) is None
+
+
+@pytest.mark.parametrize("event", [Undo(), Winner(player="Ben"), Play("Ben", 1, Rank.TWO)])
+def test_a_tap_made_before_the_last_event_records_nothing(tmp_path, event):
+    """A second tap that waited behind the first in one window (Undo tapped twice took back two events, a winner
+    tapped twice recorded two games) was made on the screen as it stood before the first tap's event: refused, with
+    nothing stored, while the same tap on the game as it stands is recorded."""
+    referee = _called(tmp_path)
+    drawn_at = len(referee.sitting.log) - 1  # the screen drawn before Alice's play
+    with pytest.raises(MovedOn):
+        referee.record(event, at=drawn_at)
+    assert len(referee.store.events(referee.sitting_id)) == 2
+    assert Referee(referee.store, referee.sitting_id).state == referee.state
+    referee.record(event, at=drawn_at + 1)
+    assert len(referee.store.events(referee.sitting_id)) == 3
 
 
 def test_a_cancelled_call_is_forgotten(tmp_path):

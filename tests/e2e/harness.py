@@ -820,6 +820,47 @@ def restarts(work: Path) -> dict:
     return result
 
 
+def double_taps(work: Path) -> dict:
+    """Buttons tapped twice, 50 ms apart, before the page is redrawn: Undo on the game screen and a winner on the
+    match table. The second tap was made on the screen as it stood before the first, so it must not act again (it
+    took back a second play, or recorded a second game)."""
+    run = Run(work, page_video(work), CHEAT_REFEREE_CAMERA="none")
+    result: dict = {"ok": False}
+    database = work / "referee.sqlite3"
+
+    def stored(sql: str) -> int:
+        return sqlite3.connect(database).execute(sql).fetchone()[0]
+
+    def twice(key: str) -> None:
+        run.settle()
+        run.page.wait_for_timeout(500)  # the page laid out: a chart drawn late moves the buttons below it
+        target = run.key(key).locator("button").first
+        target.scroll_into_view_if_needed()
+        box = target.bounding_box()
+        centre = (box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        run.page.mouse.click(*centre)
+        run.page.wait_for_timeout(50)
+        run.page.mouse.click(*centre)
+        run.page.wait_for_timeout(1500)
+        run.settle()
+
+    with checked(run, work, result):
+        setup_two_players(run, None)
+        for player in ("Sam", "Maya"):
+            run.tap("play_1")
+            run.see(f"{player}: one")
+        events = stored("SELECT COUNT(*) FROM events")
+        twice("undo")
+        result["events added by a double tap on Undo"] = stored("SELECT COUNT(*) FROM events") - events
+        result["turn after it"] = run.page.locator(".cr-turn").first.text_content().strip()
+        run.page.get_by_text("Match table").first.click()
+        run.see("Record a winner")
+        twice("winner_Maya")
+        result["games after a double tap on a winner"] = stored("SELECT COUNT(*) FROM games")
+        result["messages"] = run.page.locator("[data-testid='stAlert']").all_inner_texts()
+    return result
+
+
 def _turn_line_soon(page, words: str, ms: int = 8_000) -> str:
     """The game screen's top line once it holds ``words``, or as it stands after ``ms``."""
     try:
@@ -831,7 +872,7 @@ def _turn_line_soon(page, words: str, ms: int = 8_000) -> str:
 
 
 PAGE_CHECKS = {"themes": themed_contrast, "voice": voice_note, "camera": camera_notes, "keys": play_keys,
-               "names": names_shown, "restarts": restarts}
+               "names": names_shown, "restarts": restarts, "double_taps": double_taps}
 
 
 def main() -> int:

@@ -139,6 +139,15 @@ def test_every_cheat_button_shows_its_players_whole_name(tmp_path):
     assert result["tablet game width"] >= 450, result  # nor beside the camera and the sidebar on an 820 px tablet
 
 
+def test_a_double_tap_acts_once(tmp_path):
+    """Undo and a winner's name tapped twice, 50 ms apart: the second tap was made on the screen as it stood before
+    the first took effect, so it must not act again (it took back a second play, or recorded a second game)."""
+    result = harness(tmp_path, "double_taps", timeout=150)
+    assert result["events added by a double tap on Undo"] == 1, result
+    assert result["turn after it"] == "Maya's turn", result  # Maya's play taken back, and Sam's kept
+    assert result["games after a double tap on a winner"] == 1, result
+
+
 def test_a_server_restart_under_an_open_page_is_explained_and_loses_no_tap(tmp_path):
     """While the server is down the page says where it runs and how to start it again (Streamlit's own dialog asks
     whether the internet is connected). A tap made as the page reconnects reaches a session whose first run has not
