@@ -97,8 +97,10 @@ button.cr-armed {outline: 4px solid #f5b700; outline-offset: 3px;}
   :is(.st-key-grid_cheat, .st-key-grid_winner) [data-testid="stHorizontalBlock"] > [data-testid="stColumn"]:not(:has(button)) {
     display: none;}
   :is(.st-key-grid_cheat, .st-key-grid_winner) button p {word-break: keep-all; overflow-wrap: normal;}
-  /* labels that fit a phone's narrow buttons ("1 × K's", "JOKER", "Bartholomew") */
+  /* labels that fit a phone's narrow buttons ("1 × K's", "Joker", "Bartholomew") */
   :is(.st-key-grid_play, .st-key-grid_reveal, .st-key-grid_cheat) button p {font-size: 1.1rem !important;}
+  /* a fifth of a phone's width holds "Joker" or its key, not both (a desktop's window that narrow shows keys) */
+  .st-key-grid_reveal kbd {display: none;}
 }
 /* The camera's column where the camera is not wanted: hidden, not removed (the browser's camera keeps running). */
 .st-key-split [data-testid="stColumn"]:has(.cr-camera-hidden) {display: none !important;}
@@ -119,6 +121,10 @@ button.cr-armed {outline: 4px solid #f5b700; outline-offset: 3px;}
 [class*="st-key-reveal_add_"] button, .st-key-reveal_honest button {min-height: 3.4rem;}
 [class*="st-key-play_"] button p, [class*="st-key-cheat_"] button p, .st-key-nocall button p,
 .st-key-apply_verdict button p, [class*="st-key-reveal_add_"] button p, .st-key-reveal_honest button p {font-size: 1.5rem; font-weight: 700;}
+/* the one word among the ranks, "Joker": smaller, and the ranks' buttons narrower at their sides, so that it fits a
+   fifth of the game's column beside its key (it was cut to "Jo…" on a tablet, and on a phone) */
+.st-key-reveal_add_JOKER button p {font-size: 1.15rem;}
+[class*="st-key-reveal_add_"] button {padding-left: 0.25rem !important; padding-right: 0.25rem !important;}
 </style>
 """
 

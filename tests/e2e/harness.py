@@ -224,8 +224,8 @@ def reader_available() -> bool:
     return camera.load_reader() is not None
 
 
-def setup_two_players(run: Run, shots: Path | None, order: str | None = None) -> None:
-    """Sam and Maya, any number of cards a play, and the rank order whose label starts with ``order``."""
+def setup_two_players(run: Run, shots: Path | None, order: str | None = None, jokers: bool = False) -> None:
+    """Sam and Maya, any number of cards a play, the rank order whose label starts with ``order``, jokers if asked."""
     run.see("Start the sitting")
     run.tap("first_sitting_create")
     run.see("Players, in seating order")
@@ -234,6 +234,9 @@ def setup_two_players(run: Run, shots: Path | None, order: str | None = None) ->
         run.see(f"{number}. {name}")
     run.key("rule_max_cards").get_by_text("Any number").click()
     run.settle()
+    if jokers:
+        run.key("rule_jokers").locator("label").first.click()
+        run.settle()
     if order:
         run.key("rule_order").click()
         run.page.get_by_role("option").get_by_text(order).first.click()
@@ -820,10 +823,17 @@ def restarts(work: Path) -> dict:
     return result
 
 
-def double_taps(work: Path) -> dict:
+#: The labels of the buttons cut short with an ellipsis on the page ("Jo…").
+CUT_LABELS = """() => [...document.querySelectorAll('[data-testid="stMain"] button')].filter(b =>
+    [...b.querySelectorAll('*')].some(e => e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).textOverflow === 'ellipsis'))
+    .map(b => b.innerText.replace(/\\s+/g, ' ').trim())"""
+
+
+def buttons(work: Path) -> dict:
     """Buttons tapped twice, 50 ms apart, before the page is redrawn: Undo on the game screen and a winner on the
     match table. The second tap was made on the screen as it stood before the first, so it must not act again (it
-    took back a second play, or recorded a second game)."""
+    took back a second play, or recorded a second game). And the revealed cards' buttons, jokers among them, at a
+    tablet's and a phone's width in a desktop browser (which shows each button's key beside its label)."""
     run = Run(work, page_video(work), CHEAT_REFEREE_CAMERA="none")
     result: dict = {"ok": False}
     database = work / "referee.sqlite3"
@@ -845,7 +855,7 @@ def double_taps(work: Path) -> dict:
         run.settle()
 
     with checked(run, work, result):
-        setup_two_players(run, None)
+        setup_two_players(run, None, jokers=True)
         for player in ("Sam", "Maya"):
             run.tap("play_1")
             run.see(f"{player}: one")
@@ -853,6 +863,15 @@ def double_taps(work: Path) -> dict:
         twice("undo")
         result["events added by a double tap on Undo"] = stored("SELECT COUNT(*) FROM events") - events
         result["turn after it"] = run.page.locator(".cr-turn").first.text_content().strip()
+        run.tap("cheat_Maya")
+        run.see("calls Cheat!")
+        result["cut labels"] = {}
+        for width in (800, 390):
+            run.page.set_viewport_size({"width": width, "height": 844})
+            run.page.wait_for_timeout(600)
+            result["cut labels"][width] = run.page.evaluate(CUT_LABELS)
+        run.page.set_viewport_size({"width": 1280, "height": 1000})
+        run.tap("cancel_call")
         run.page.get_by_text("Match table").first.click()
         run.see("Record a winner")
         twice("winner_Maya")
@@ -872,7 +891,7 @@ def _turn_line_soon(page, words: str, ms: int = 8_000) -> str:
 
 
 PAGE_CHECKS = {"themes": themed_contrast, "voice": voice_note, "camera": camera_notes, "keys": play_keys,
-               "names": names_shown, "restarts": restarts, "double_taps": double_taps}
+               "names": names_shown, "restarts": restarts, "buttons": buttons}
 
 
 def main() -> int:
