@@ -1445,10 +1445,11 @@ ACTION_BUTTONS = ", ".join(f"{selector} button" for selector in (
 
 
 def guard_taps() -> None:
-    """A tap on an action button holds taps on every action button until the run it started has drawn the page again
-    (a later ``.cr-drawn`` mark, see :func:`arrive`), at most 3 s: a second tap made before then was made on the
-    screen as it stood before the first, and would act again on the game as the first left it (Undo tapped twice
-    took back two events, a winner tapped twice recorded two games, in Chromium). The
+    """A tap on an action button holds taps on the action buttons its screen showed until the run it started has
+    drawn the page again (a later ``.cr-drawn`` mark, see :func:`arrive`), at most 3 s: a second tap made before then
+    was made on the screen as it stood before the first, and would act again on the game as the first left it (Undo
+    tapped twice took back two events, a winner tapped twice recorded two games, in Chromium). A button the new run
+    has already drawn (a new one, or one whose label changed: the Cheat! buttons after a play) takes its tap. The
     referee refuses a tap that reaches it late all the same (``at``, MovedOn); this keeps the second tap from reaching
     it at all, which the referee cannot tell once the button has been drawn again.
 
@@ -1459,18 +1460,21 @@ def guard_taps() -> None:
   if (window.__cheatTapGuard) return;
   window.__cheatTapGuard = true;
   window.__cheatGuardUntil = 0;
-  let held = null, heldUntil = 0;
+  const ACTIONS = %s;
+  let held = null, heldUntil = 0, shown = new WeakMap();
   const drawn = () => { const mark = document.querySelector(".cr-drawn"); return mark ? mark.dataset.run : ""; };
   const guard = e => {
     if (!e.isTrusted) return;
     const now = Date.now();
-    const action = e.target.closest ? e.target.closest(%s) : null;
-    if (now < window.__cheatGuardUntil || (action && now < heldUntil && drawn() === held)) {
-      e.stopPropagation(); e.preventDefault(); return;
-    }
+    const action = e.target.closest ? e.target.closest(ACTIONS) : null;
+    // held: a button the first tap's screen showed, as it showed it (one the new run has drawn is a new screen's)
+    const stale = action && now < heldUntil && drawn() === held && shown.get(action) === action.innerText;
+    if (now < window.__cheatGuardUntil || stale) { e.stopPropagation(); e.preventDefault(); return; }
     if (e.type === "click" && action && !action.disabled) {
       held = drawn();
       heldUntil = now + 3000;
+      shown = new WeakMap();
+      document.querySelectorAll(ACTIONS).forEach(b => shown.set(b, b.innerText));
       if (action.closest(".st-key-deal")) window.__cheatGuardUntil = now + 3000;
     }
   };

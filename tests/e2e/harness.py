@@ -832,7 +832,8 @@ CUT_LABELS = """() => [...document.querySelectorAll('[data-testid="stMain"] butt
 def buttons(work: Path) -> dict:
     """Buttons tapped twice, 50 ms apart, before the page is redrawn: Undo on the game screen and a winner on the
     match table. The second tap was made on the screen as it stood before the first, so it must not act again (it
-    took back a second play, or recorded a second game). And the revealed cards' buttons, jokers among them, at a
+    took back a second play, or recorded a second game), while a button that the first tap's run has drawn takes its
+    tap at once. And the revealed cards' buttons, jokers among them, at a
     tablet's and a phone's width in a desktop browser (which shows each button's key beside its label)."""
     run = Run(work, page_video(work), CHEAT_REFEREE_CAMERA="none")
     result: dict = {"ok": False}
@@ -856,9 +857,16 @@ def buttons(work: Path) -> dict:
 
     with checked(run, work, result):
         setup_two_players(run, None, jokers=True)
-        for player in ("Sam", "Maya"):
-            run.tap("play_1")
-            run.see(f"{player}: one")
+        run.tap("play_1")
+        run.see("Sam: one")
+        # a button that the first tap's run draws takes a tap at once: Cheat! on Maya's play, tapped as it appears
+        run.key("play_1").locator("button").first.click()
+        box = run.page.wait_for_selector(".st-key-cheat_Sam button", state="attached").bounding_box()
+        run.page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        result["Cheat! tapped as it appears"] = _turn_line_soon(run.page, "calls Cheat!")
+        run.settle()
+        run.tap("cancel_call")
+        run.see("Maya: one")
         events = stored("SELECT COUNT(*) FROM events")
         twice("undo")
         result["events added by a double tap on Undo"] = stored("SELECT COUNT(*) FROM events") - events
