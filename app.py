@@ -13,6 +13,7 @@ import os
 import random
 import sys
 import time
+import uuid
 from pathlib import Path
 from typing import Callable
 
@@ -175,8 +176,11 @@ def run_late_tap() -> None:
 
 
 def flash(kind: str, text: str) -> None:
-    """A message shown once, on the next run (errors from callbacks survive the rerun this way)."""
-    st.session_state.setdefault("flash", []).append((kind, text))
+    """A message shown once, on the next run (errors from callbacks survive the rerun this way); the same message
+    twice before then (taps refused one after another) is shown once."""
+    queued = st.session_state.setdefault("flash", [])
+    if (kind, text) not in queued:
+        queued.append((kind, text))
 
 
 def show_flashes() -> None:
@@ -202,8 +206,7 @@ def attempt(action: Callable[[], object], say_stale: bool = True) -> bool:
                              "again.")
         return False
     except MovedOn:
-        flash("warning", "A tap came before the screen had caught up with the tap before it, so it was not recorded "
-                         "(it would have acted twice). The screen now shows the game as it stands.")
+        flash("warning", MOVED_ON)
         return False
     except StaleSitting:
         if say_stale:
@@ -214,15 +217,48 @@ def attempt(action: Callable[[], object], say_stale: bool = True) -> bool:
         flash("error", words.storage_problem(str(error)))
         return False
     except CheatError as error:
-        flash("error", str(error))
+        flash("error", words.sentence(str(error)))
         return False
     return True
+
+
+#: Said for a tap made on the screen as it stood before the last action (a second tap in one window, or a tap as the
+#: game moved on), which is not recorded.
+MOVED_ON = ("That tap was made on the screen as it stood before the last action (a second tap, or a tap as the game "
+            "moved on), so it was not recorded. The screen now shows the game as it stands: check it before tapping "
+            "again.")
+#: How long after an event a tap that acts is refused unless the page has been drawn whole since (see `record`).
+UNSEEN_S = 3.0
+
+
+def seen_since_last_event() -> bool:
+    """Whether the page has been drawn whole since this window last recorded an event (or a few seconds have gone):
+    if not, a tap that acts was made on the screen before that event. Streamlit runs a tap queued behind another with
+    its button as the interrupted run drew it again, so the log length it carries (``at``) can be the new one. Said,
+    and False, where not. (The server draws a page a moment before the browser shows it: taps and keys in that moment
+    are held in the page, :func:`guard_taps`.)"""
+    ss = st.session_state
+    acted = ss.get("_acted")
+    if acted is not None and acted[0] == ss.get("_runs_drawn", 0) and time.monotonic() - acted[1] < UNSEEN_S:
+        flash("warning", MOVED_ON)
+        return False
+    return True
+
+
+def note_event() -> None:
+    """An event this window recorded: acting taps wait for the page that shows it (:func:`seen_since_last_event`)."""
+    st.session_state["_acted"] = (st.session_state.get("_runs_drawn", 0), time.monotonic())
 
 
 def record(event, at: int) -> bool:
     """Store one event for the current sitting, tapped on the game as it stood with ``at`` events in its log; any
     refusal is shown as the referee says it."""
-    return attempt(lambda: st.session_state["_referee"].record(event, at=at))
+    if not seen_since_last_event():
+        return False
+    if attempt(lambda: st.session_state["_referee"].record(event, at=at)):
+        note_event()
+        return True
+    return False
 
 
 def act(event, at: int) -> None:
@@ -680,6 +716,7 @@ def settle(call: OpenCall, revealed: tuple[Rank, ...], say_stale: bool = True) -
     """Give the verdict of the call this window shows, with these cards; refused where another window cancelled,
     settled or changed the call since."""
     if attempt(lambda: st.session_state["_referee"].settle(call, revealed), say_stale):
+        note_event()
         end_call()
         return True
     return False
@@ -796,11 +833,12 @@ def choice_keys(ranks: tuple[Rank, ...], turn: str) -> None:
     )
 
 
-def correct_last_verdict() -> None:
+def correct_last_verdict(at: int) -> None:
     """Take the verdict back and reopen the call with its cards, to correct them by hand: the camera's reading is
     what the table disputes, so it is not applied again, and no feed is armed for it."""
     referee: Referee = st.session_state["_referee"]
-    attempt(lambda: st.session_state.update(call=referee.reopen_last_call()))
+    if seen_since_last_event() and attempt(lambda: st.session_state.update(call=referee.reopen_last_call(at))):
+        note_event()
 
 
 def game_screen(referee: Referee) -> None:
@@ -861,7 +899,7 @@ def game_screen(referee: Referee) -> None:
         st.markdown(f"<div class='cr-sub'>{esc(verdict.caller)} called {esc(verdict.challenged)}'s "
                     f"{esc(words.claim_text(verdict.claim))}: the cards were {esc(shown)}</div>", unsafe_allow_html=True)
         speak(verdict.announcement(), f"verdict:{st.session_state['_sitting_key']}:{log_len}")
-        button(st, "Correct the revealed cards", key="correct_verdict", on_click=correct_last_verdict)
+        button(st, "Correct the revealed cards", key="correct_verdict", on_click=correct_last_verdict, args=(log_len,))
 
     if call is not None:
         call_panel(referee, game, call)
@@ -1435,52 +1473,93 @@ SCREENS = ["Game", "Setup", "Match table"]
 ARRIVAL_GUARD_MS = 700
 
 
+#: How long after the page is drawn again a tap on the spot of the tap that changed it is still taken for the second
+#: half of a double tap (a touch screen's double tap is under 300 ms; a choice seen and tapped takes longer).
+DOUBLE_TAP_MS = 350
 #: The buttons that act on the game or the match table: a tap on one holds taps on all of them until the page is
 #: drawn again (the revealed cards' buttons are not among them: two quick taps on K are two kings, and a tap on a call
 #: that changed meanwhile is refused and said).
 ACTION_BUTTONS = ", ".join(f"{selector} button" for selector in (
-    ".st-key-deal", ".st-key-undo", ".st-key-undo_result", ".st-key-next_game", "[class*='st-key-play_']",
+    ".st-key-deal", ".st-key-undo", ".st-key-undo_result", ".st-key-next_game",
+    "[class*='st-key-play_']:not(.st-key-play_many_n)", ".st-key-correct_verdict",
     ".st-key-pass", ".st-key-four", ".st-key-nocall", "[class*='st-key-cheat_']", ".st-key-apply_verdict",
     ".st-key-keep_verdict", ".st-key-cancel_call", "[class*='st-key-winner_']", ".st-key-record_places"))
 
 
 def guard_taps() -> None:
-    """A tap on an action button holds taps on the action buttons its screen showed until the run it started has
-    drawn the page again (a later ``.cr-drawn`` mark, see :func:`arrive`), at most 3 s: a second tap made before then
-    was made on the screen as it stood before the first, and would act again on the game as the first left it (Undo
-    tapped twice took back two events, a winner tapped twice recorded two games, in Chromium). A button the new run
-    has already drawn (a new one, or one whose label changed: the Cheat! buttons after a play) takes its tap. The
-    referee refuses a tap that reaches it late all the same (``at``, MovedOn); this keeps the second tap from reaching
-    it at all, which the referee cannot tell once the button has been drawn again.
+    """A tap on an action button holds, for at most 3 s:
+    - taps on the action buttons its screen showed, as it showed them, until the run it started has drawn the page
+      again (a later ``.cr-drawn`` mark, see :func:`arrive`): a second tap before then was made on the screen as it
+      stood before the first, and would act again on the game as the first left it (Undo tapped twice took back two
+      events, a winner tapped twice recorded two games, in Chromium). A button the new run has drawn elsewhere (the
+      Cheat! buttons after a play) takes its tap at once;
+    - any tap on the first tap's spot until DOUBLE_TAP_MS after that: a double tap lands on whatever the new screen
+      put there ("1" twice played for the next player too; Cheat! twice tapped in an ace).
+    A key that acts (the one shown on an action button) is held until DOUBLE_TAP_MS after the page is drawn again.
+    The referee refuses a tap that reaches it before its page was drawn all the same (``at``, MovedOn, and
+    :func:`seen_since_last_event`); this keeps the second tap from reaching it at all.
 
-    A tap on the deal holds every tap until the game screen has shown for ARRIVAL_GUARD_MS (see :func:`arrive`): the
-    game screen draws its own buttons where the setup's were. Installed once a page; keys never count as taps."""
+    A tap on the deal holds every tap and acting key until the game screen has shown for ARRIVAL_GUARD_MS (see
+    :func:`arrive`): the game screen draws its own buttons where the setup's were. Installed once a page."""
     st.html("""<script>
 (function() {
   if (window.__cheatTapGuard) return;
   window.__cheatTapGuard = true;
   window.__cheatGuardUntil = 0;
-  const ACTIONS = %s;
-  let held = null, heldUntil = 0, shown = new WeakMap();
+  const ACTIONS = %s, DOUBLE_TAP_MS = %d;
+  let held = null, heldUntil = 0, shown = new WeakMap(), spot = null, redrawnAt = Infinity;
   const drawn = () => { const mark = document.querySelector(".cr-drawn"); return mark ? mark.dataset.run : ""; };
+  const watchRedraw = () => {
+    if (Date.now() >= heldUntil) return;
+    if (drawn() !== held) { redrawnAt = Date.now(); return; }
+    requestAnimationFrame(watchRedraw);
+  };
+  const onSpot = e => {
+    const p = (e.touches && e.touches[0]) || e;
+    return spot !== null && p.clientX >= spot.left && p.clientX <= spot.right && p.clientY >= spot.top &&
+      p.clientY <= spot.bottom;
+  };
+  const hold = (action, now) => {
+    held = drawn();
+    heldUntil = now + 3000;
+    redrawnAt = Infinity;
+    shown = new WeakMap();
+    document.querySelectorAll(ACTIONS).forEach(b => shown.set(b, b.innerText));
+    spot = action.getBoundingClientRect();
+    requestAnimationFrame(watchRedraw);
+    if (action.closest(".st-key-deal")) window.__cheatGuardUntil = now + 3000;
+  };
+  const stop = e => { e.stopPropagation(); e.preventDefault(); };
   const guard = e => {
     if (!e.isTrusted) return;
     const now = Date.now();
     const action = e.target.closest ? e.target.closest(ACTIONS) : null;
-    // held: a button the first tap's screen showed, as it showed it (one the new run has drawn is a new screen's)
-    const stale = action && now < heldUntil && drawn() === held && shown.get(action) === action.innerText;
-    if (now < window.__cheatGuardUntil || stale) { e.stopPropagation(); e.preventDefault(); return; }
-    if (e.type === "click" && action && !action.disabled) {
-      held = drawn();
-      heldUntil = now + 3000;
-      shown = new WeakMap();
-      document.querySelectorAll(ACTIONS).forEach(b => shown.set(b, b.innerText));
-      if (action.closest(".st-key-deal")) window.__cheatGuardUntil = now + 3000;
-    }
+    const before = now < heldUntil && drawn() === held;
+    const stale = action && before && shown.get(action) === action.innerText;
+    const twice = now < heldUntil && now < redrawnAt + DOUBLE_TAP_MS && onSpot(e);
+    if (now < window.__cheatGuardUntil || stale || twice) return stop(e);
+    if (e.type === "click" && action && !action.disabled) hold(action, now);
   };
   ["pointerdown", "mousedown", "touchstart", "click"].forEach(t => document.addEventListener(t, guard, true));
+  // a key that acts (the key shown on an action button: U, 1 to 8) is held as a tap is, until the page shows what
+  // the key before it did (U pressed twice took back two events); a key held down repeats nothing (Streamlit's own)
+  const pressed = e => {
+    if (!e.isTrusted || e.repeat || e.altKey || e.ctrlKey || e.metaKey || typeof e.key !== "string") return;
+    const t = e.target;
+    if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return;
+    const key = e.key.toUpperCase();
+    const action = [...document.querySelectorAll(ACTIONS)].find(b => {
+      const hint = b.querySelector("kbd");
+      return !b.disabled && hint !== null && hint.textContent.trim().toUpperCase() === key;
+    });
+    if (!action) return;
+    const now = Date.now();
+    if (now < window.__cheatGuardUntil || (now < heldUntil && now < redrawnAt + DOUBLE_TAP_MS)) return stop(e);
+    hold(action, now);
+  };
+  document.addEventListener("keydown", pressed, true);
 })();
-</script>""" % json.dumps(ACTION_BUTTONS), unsafe_allow_javascript=True)
+</script>""" % (json.dumps(ACTION_BUTTONS), DOUBLE_TAP_MS), unsafe_allow_javascript=True)
 
 
 def arrive(view: str) -> None:
@@ -1494,7 +1573,9 @@ def arrive(view: str) -> None:
     ss["_runs_drawn"] = ss.get("_runs_drawn", 0) + 1
     with st.container(key="arrival"):
         # the mark of a page drawn whole, which releases the taps a tap held (see guard_taps)
-        st.html(f"<div class='cr-drawn' data-run='{ss['_runs_drawn']}'></div>")
+        # the session's own token in it: a new session (a server started again) numbers its runs from 1 again
+        token = ss.setdefault("_page_token", uuid.uuid4().hex[:8])
+        st.html(f"<div class='cr-drawn' data-run='{token}:{ss['_runs_drawn']}'></div>")
         guard_taps()
         if previous is None or previous == view:
             return

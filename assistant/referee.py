@@ -83,13 +83,14 @@ class Referee:
         (StaleSitting, and a reload, where another window cancelled it or changed its cards meanwhile)."""
         return self.record(Call(call.caller, revealed), settles=call)
 
-    def reopen_last_call(self) -> OpenCall:
+    def reopen_last_call(self, at: int | None = None) -> OpenCall:
         """Take the last verdict back and open its call again with the cards it was given, to correct them by hand
         (``original`` keeps them, to put the verdict back as it was): in one commit, so a crash between the two
-        cannot leave the verdict taken back and its cards gone."""
+        cannot leave the verdict taken back and its cards gone. ``at``: as for :meth:`record`."""
+        self._check_not_moved_on(at)
         last = self.sitting.last_counted
         if not isinstance(last, Call):
-            raise IllegalAction("the game has moved on since that verdict: use Undo to go back to it first")
+            raise IllegalAction("that verdict is no longer the last action: use Undo to go back to it first")
         call = OpenCall(len(self.sitting.log) + 1, last.caller, last.revealed, original=last.revealed)
         self.record(Undo(), opens=call)
         return call

@@ -757,7 +757,7 @@ def test_a_tap_whose_screen_was_drawn_before_the_last_event_is_refused_and_said(
     at.session_state["_referee"].record(Play("Maya", 1))  # the first tap's event, recorded before the redraw
     click(at, "undo")
     assert [type(e).__name__ for e in stored_state(db).sitting.log] == ["NewGame", "Play", "Play"]
-    assert any("before the screen had caught up" in w for w in errors(at)), errors(at)
+    assert any("before the last action" in w for w in errors(at)), errors(at)
     click(at, "undo")  # the same tap on the screen that shows Maya's play takes it back
     assert [type(e).__name__ for e in stored_state(db).sitting.log] == ["NewGame", "Play", "Play", "Undo"]
 
@@ -770,4 +770,21 @@ def test_a_winner_tapped_twice_before_the_redraw_records_one_game(db):
     at.session_state["_referee"].record(Winner(player="Maya"))  # the first tap's result
     click(at, "winner_Maya")
     assert len(stored_state(db).state.table.rows) == 1
-    assert any("before the screen had caught up" in w for w in errors(at)), errors(at)
+    assert any("before the last action" in w for w in errors(at)), errors(at)
+
+
+def test_a_correction_tapped_on_the_verdicts_screen_after_the_call_was_reopened_is_refused(db):
+    """"Correct the revealed cards" tapped twice: the second tap, run with the button as the verdict's screen drew it
+    after the first had reopened the call, would take back the play called. It is refused, and said."""
+    at = deal(open_app(), "Sam", "Maya")
+    click(at, "play_2")
+    click(at, "cheat_Maya")
+    click(at, "reveal_add_A")
+    click(at, "reveal_add_7")
+    click(at, "apply_verdict")
+    at.session_state["_referee"].reopen_last_call()  # the first tap's correction, in before the redraw
+    click(at, "correct_verdict")
+    log = stored_state(db).sitting.log
+    assert [type(e).__name__ for e in log] == ["NewGame", "Play", "Call", "Undo"], "the play called was taken back"
+    assert stored_call(db) is not None
+    assert any("before the last action" in w for w in errors(at)), errors(at)

@@ -536,9 +536,22 @@ def test_a_correction_that_cannot_be_written_takes_no_verdict_back(tmp_path, mon
 
 def test_only_a_verdict_can_be_reopened(tmp_path):
     referee = _called(tmp_path)
-    with pytest.raises(IllegalAction, match="the game has moved on since that verdict"):
+    with pytest.raises(IllegalAction, match="that verdict is no longer the last action"):
         referee.reopen_last_call()
     assert len(Referee(referee.store, referee.sitting_id).sitting.log) == 2
+
+
+def test_a_correction_tapped_on_the_screen_before_the_verdict_was_corrected_reopens_nothing(tmp_path):
+    """"Correct the revealed cards" tapped twice: the second tap, made on the verdict's screen, must not take back
+    the play called once the first has reopened the call."""
+    referee = _called(tmp_path)
+    referee.record(call("Cara", "A", "7"))
+    drawn_at = len(referee.sitting.log)
+    referee.reopen_last_call(at=drawn_at)
+    with pytest.raises(MovedOn):
+        referee.reopen_last_call(at=drawn_at)
+    again = Referee(referee.store, referee.sitting_id)
+    assert len(again.sitting.log) == drawn_at + 1 and again.open_call() is not None
 
 
 @pytest.mark.parametrize("elsewhere, why", [

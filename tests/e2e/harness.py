@@ -830,11 +830,12 @@ CUT_LABELS = """() => [...document.querySelectorAll('[data-testid="stMain"] butt
 
 
 def buttons(work: Path) -> dict:
-    """Buttons tapped twice, 50 ms apart, before the page is redrawn: Undo on the game screen and a winner on the
-    match table. The second tap was made on the screen as it stood before the first, so it must not act again (it
-    took back a second play, or recorded a second game), while a button that the first tap's run has drawn takes its
-    tap at once. And the revealed cards' buttons, jokers among them, at a
-    tablet's and a phone's width in a desktop browser (which shows each button's key beside its label)."""
+    """Double taps: Undo and a winner's name tapped twice 50 ms apart, before the page is redrawn; U pressed twice;
+    "1" tapped twice 250 ms apart, after the page is redrawn. The second was made on the screen as it stood before
+    the first took effect, so it must not act again (it took back a second play, recorded a second game, or played for
+    the next player too), while a button that the first tap's run has drawn elsewhere takes its tap at once. And the
+    revealed cards' buttons, jokers among them, at a tablet's and a phone's width in a desktop browser (which shows
+    each button's key beside its label)."""
     run = Run(work, page_video(work), CHEAT_REFEREE_CAMERA="none")
     result: dict = {"ok": False}
     database = work / "referee.sqlite3"
@@ -842,7 +843,7 @@ def buttons(work: Path) -> dict:
     def stored(sql: str) -> int:
         return sqlite3.connect(database).execute(sql).fetchone()[0]
 
-    def twice(key: str) -> None:
+    def twice(key: str, apart_ms: int = 50) -> None:
         run.settle()
         run.page.wait_for_timeout(500)  # the page laid out: a chart drawn late moves the buttons below it
         target = run.key(key).locator("button").first
@@ -850,7 +851,7 @@ def buttons(work: Path) -> dict:
         box = target.bounding_box()
         centre = (box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
         run.page.mouse.click(*centre)
-        run.page.wait_for_timeout(50)
+        run.page.wait_for_timeout(apart_ms)
         run.page.mouse.click(*centre)
         run.page.wait_for_timeout(1500)
         run.settle()
@@ -859,20 +860,39 @@ def buttons(work: Path) -> dict:
         setup_two_players(run, None, jokers=True)
         run.tap("play_1")
         run.see("Sam: one")
-        # a button that the first tap's run draws takes a tap at once: Cheat! on Maya's play, tapped as it appears
-        run.key("play_1").locator("button").first.click()
+        # a button that the first tap's run draws elsewhere takes a tap at once: Cheat! on Maya's play of two, tapped
+        # as it appears
+        run.key("play_2").locator("button").first.click()
         box = run.page.wait_for_selector(".st-key-cheat_Sam button", state="attached").bounding_box()
         run.page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
         result["Cheat! tapped as it appears"] = _turn_line_soon(run.page, "calls Cheat!")
         run.settle()
         run.tap("cancel_call")
-        run.see("Maya: one")
+        run.see("Maya: two")
         events = stored("SELECT COUNT(*) FROM events")
         twice("undo")
         result["events added by a double tap on Undo"] = stored("SELECT COUNT(*) FROM events") - events
         result["turn after it"] = run.page.locator(".cr-turn").first.text_content().strip()
-        run.tap("cheat_Maya")
-        run.see("calls Cheat!")
+        # keys never reach the page's guard: the referee refuses the second U, pressed before the page showed the first
+        events = stored("SELECT COUNT(*) FROM events")
+        run.page.keyboard.press("U")
+        run.page.wait_for_timeout(50)
+        run.page.keyboard.press("U")
+        run.page.wait_for_timeout(1500)
+        run.settle()
+        result["events added by U pressed twice"] = stored("SELECT COUNT(*) FROM events") - events
+        result["turn after U twice"] = run.page.locator(".cr-turn").first.text_content().strip()
+        # a double tap slower than the page's redraw (120-170 ms here) lands on what the new screen put in its spot:
+        # after Sam's play of one, the Cheat! button of Maya, who would be calling
+        run.reload()  # without the undo's message at the top, which goes with the next tap and moves the page up
+        run.see("Sam's turn")
+        events = stored("SELECT COUNT(*) FROM events")
+        twice("play_1", 250)
+        result["events added by 1 tapped twice, 250 ms apart"] = stored("SELECT COUNT(*) FROM events") - events
+        result["turn after 1 tapped twice"] = run.page.locator(".cr-turn").first.text_content().strip()
+        if "calls Cheat!" not in result["turn after 1 tapped twice"]:
+            run.tap("cheat_Maya")
+            run.see("calls Cheat!")
         result["cut labels"] = {}
         for width in (800, 390):
             run.page.set_viewport_size({"width": width, "height": 844})

@@ -140,14 +140,18 @@ def test_every_cheat_button_shows_its_players_whole_name(tmp_path):
 
 
 def test_a_double_tap_acts_once_and_the_reveal_shows_every_label_whole(tmp_path):
-    """Undo and a winner's name tapped twice, 50 ms apart: the second tap was made on the screen as it stood before
-    the first took effect, so it must not act again (it took back a second play, or recorded a second game); a button
-    the first tap brought up takes a tap at once. And
+    """Undo and a winner's name tapped twice 50 ms apart, U pressed twice, "1" tapped twice 250 ms apart: the second
+    was made on the screen as it stood before the first took effect, so it must not act again (it took back a second
+    play, recorded a second game, or played for the next player too); a button the first tap brought up elsewhere
+    takes a tap at once. And
     the Joker button is not cut to "Jo…" on a tablet or a phone's width, where its key was shown beside it."""
     result = harness(tmp_path, "buttons", timeout=150)
     assert result["Cheat! tapped as it appears"] == "Sam calls Cheat! on Maya", result  # a new button is not held
     assert result["events added by a double tap on Undo"] == 1, result
     assert result["turn after it"] == "Maya's turn", result  # Maya's play taken back, and Sam's kept
+    assert result["events added by U pressed twice"] == 1 and result["turn after U twice"] == "Sam's turn", result
+    assert result["events added by 1 tapped twice, 250 ms apart"] == 1, result  # Sam's play
+    assert result["turn after 1 tapped twice"] == "Maya's turn", result  # and no call by Maya, whose button came there
     assert result["games after a double tap on a winner"] == 1, result
     assert result["cut labels"] == {"800": [], "390": []}, result
 
