@@ -1476,6 +1476,8 @@ ARRIVAL_GUARD_MS = 700
 #: How long after the page is drawn again a tap on the spot of the tap that changed it is still taken for the second
 #: half of a double tap (a touch screen's double tap is under 300 ms; a choice seen and tapped takes longer).
 DOUBLE_TAP_MS = 350
+#: Said for a moment where the page holds a tap or a key (see `guard_taps`).
+HELD_NOTE = "Not taken: the screen had not yet shown your last tap. Look, then tap again if you meant it."
 #: The buttons that act on the game or the match table: a tap on one holds taps on all of them until the page is
 #: drawn again (the revealed cards' buttons are not among them: two quick taps on K are two kings, and a tap on a call
 #: that changed meanwhile is refused and said).
@@ -1495,7 +1497,8 @@ def guard_taps() -> None:
       Cheat! buttons after a play) takes its tap at once;
     - any tap on the first tap's spot until DOUBLE_TAP_MS after that: a double tap lands on whatever the new screen
       put there ("1" twice played for the next player too; Cheat! twice tapped in an ace).
-    A key that acts (the one shown on an action button) is held until DOUBLE_TAP_MS after the page is drawn again.
+    A key that acts (the one shown on an action button) is held until the page is drawn again, and the same key
+    until DOUBLE_TAP_MS after that. A tap or key held is said for a moment (HELD_NOTE): it would seem to have acted.
     The referee refuses a tap that reaches it before its page was drawn all the same (``at``, MovedOn, and
     :func:`seen_since_last_event`); this keeps the second tap from reaching it at all.
 
@@ -1507,7 +1510,7 @@ def guard_taps() -> None:
   window.__cheatTapGuard = true;
   window.__cheatGuardUntil = 0;
   const ACTIONS = %s, DOUBLE_TAP_MS = %d;
-  let held = null, heldUntil = 0, shown = new WeakMap(), spot = null, redrawnAt = Infinity;
+  let held = null, heldUntil = 0, shown = new WeakMap(), spot = null, redrawnAt = Infinity, heldKey = null;
   const drawn = () => { const mark = document.querySelector(".cr-drawn"); return mark ? mark.dataset.run : ""; };
   const watchRedraw = () => {
     if (Date.now() >= heldUntil) return;
@@ -1519,8 +1522,9 @@ def guard_taps() -> None:
     return spot !== null && p.clientX >= spot.left && p.clientX <= spot.right && p.clientY >= spot.top &&
       p.clientY <= spot.bottom;
   };
-  const hold = (action, now) => {
+  const hold = (action, now, key) => {
     held = drawn();
+    heldKey = key;
     heldUntil = now + 3000;
     redrawnAt = Infinity;
     shown = new WeakMap();
@@ -1529,7 +1533,27 @@ def guard_taps() -> None:
     requestAnimationFrame(watchRedraw);
     if (action.closest(".st-key-deal")) window.__cheatGuardUntil = now + 3000;
   };
-  const stop = e => { e.stopPropagation(); e.preventDefault(); };
+  // a tap or key held is said for a moment at the foot of the window (it would otherwise seem to have acted)
+  const say = () => {
+    let note = document.getElementById("cr-held-note");
+    if (note === null) {
+      note = document.createElement("div");
+      note.id = "cr-held-note";
+      note.setAttribute("role", "status");
+      note.textContent = %s;
+      note.style.cssText = "position: fixed; bottom: 1rem; left: 50%%; transform: translateX(-50%%); z-index: 100000; " +
+        "background: #333; color: #fff; padding: 0.5rem 1rem; border-radius: 0.5rem; font-size: 1rem; " +
+        "pointer-events: none; display: none;";
+      document.body.appendChild(note);
+    }
+    note.style.display = "block";
+    clearTimeout(note.__hide);
+    note.__hide = setTimeout(() => { note.style.display = "none"; }, 2000);
+  };
+  const stop = e => {
+    e.stopPropagation(); e.preventDefault();
+    if (e.type === "click" || e.type === "keydown") say();
+  };
   const guard = e => {
     if (!e.isTrusted) return;
     const now = Date.now();
@@ -1538,28 +1562,34 @@ def guard_taps() -> None:
     const stale = action && before && shown.get(action) === action.innerText;
     const twice = now < heldUntil && now < redrawnAt + DOUBLE_TAP_MS && onSpot(e);
     if (now < window.__cheatGuardUntil || stale || twice) return stop(e);
-    if (e.type === "click" && action && !action.disabled) hold(action, now);
+    if (e.type === "click" && action && !action.disabled) hold(action, now, null);
   };
   ["pointerdown", "mousedown", "touchstart", "click"].forEach(t => document.addEventListener(t, guard, true));
-  // a key that acts (the key shown on an action button: U, 1 to 8) is held as a tap is, until the page shows what
-  // the key before it did (U pressed twice took back two events); a key held down repeats nothing (Streamlit's own)
+  // a key that acts (the key shown on an action button: U, 1 to 8) is held until the page shows what the key or
+  // tap before it did, and the same key again until DOUBLE_TAP_MS after that (U pressed twice took back two events).
+  // The key is told by its place on the keyboard (e.code), as on an AZERTY keyboard "1" is the "&" key; with Shift,
+  // Streamlit's shortcuts do not act, so neither does this. A key held down repeats nothing (Streamlit's own rule).
   const pressed = e => {
-    if (!e.isTrusted || e.repeat || e.altKey || e.ctrlKey || e.metaKey || typeof e.key !== "string") return;
+    if (!e.isTrusted || e.repeat || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
     const t = e.target;
     if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return;
-    const key = e.key.toUpperCase();
+    const place = /^(?:Key|Digit|Numpad)([A-Z0-9])$/.exec(e.code || "");
+    if (place === null) return;
+    const key = place[1];
     const action = [...document.querySelectorAll(ACTIONS)].find(b => {
       const hint = b.querySelector("kbd");
       return !b.disabled && hint !== null && hint.textContent.trim().toUpperCase() === key;
     });
     if (!action) return;
     const now = Date.now();
-    if (now < window.__cheatGuardUntil || (now < heldUntil && now < redrawnAt + DOUBLE_TAP_MS)) return stop(e);
-    hold(action, now);
+    const before = now < heldUntil && drawn() === held;
+    const again = now < heldUntil && key === heldKey && now < redrawnAt + DOUBLE_TAP_MS;
+    if (now < window.__cheatGuardUntil || before || again) return stop(e);
+    hold(action, now, key);
   };
   document.addEventListener("keydown", pressed, true);
 })();
-</script>""" % (json.dumps(ACTION_BUTTONS), DOUBLE_TAP_MS), unsafe_allow_javascript=True)
+</script>""" % (json.dumps(ACTION_BUTTONS), DOUBLE_TAP_MS, json.dumps(HELD_NOTE)), unsafe_allow_javascript=True)
 
 
 def arrive(view: str) -> None:

@@ -872,6 +872,7 @@ def buttons(work: Path) -> dict:
         events = stored("SELECT COUNT(*) FROM events")
         twice("undo")
         result["events added by a double tap on Undo"] = stored("SELECT COUNT(*) FROM events") - events
+        result["held note"] = run.page.evaluate("() => (document.getElementById('cr-held-note') || {}).textContent")
         result["turn after it"] = run.page.locator(".cr-turn").first.text_content().strip()
         # keys never reach the page's guard: the referee refuses the second U, pressed before the page showed the first
         events = stored("SELECT COUNT(*) FROM events")
@@ -884,6 +885,26 @@ def buttons(work: Path) -> dict:
         result["turn after U twice"] = run.page.locator(".cr-turn").first.text_content().strip()
         # a double tap slower than the page's redraw (120-170 ms here) lands on what the new screen put in its spot:
         # after Sam's play of one, the Cheat! button of Maya, who would be calling
+        # another key that acts is taken as soon as the page shows what the key before it did: "1", then U at once
+        mark = "(document.querySelector('.cr-drawn') || {dataset: {}}).dataset.run"
+        events, before = stored("SELECT COUNT(*) FROM events"), run.page.evaluate(f"() => {mark}")
+        run.page.keyboard.press("1")
+        run.page.wait_for_function(f"() => {mark} !== {json.dumps(before)}")
+        run.page.keyboard.press("U")
+        run.page.wait_for_timeout(1500)
+        run.settle()
+        result["events added by 1, then U as the page shows the play"] = stored("SELECT COUNT(*) FROM events") - events
+        # Shift+U is no key of the referee's: it holds nothing (the taps after it were dropped for 3 s)
+        events = stored("SELECT COUNT(*) FROM events")
+        run.page.keyboard.press("Shift+U")
+        run.page.wait_for_timeout(300)
+        run.key("play_1").locator("button").first.click()
+        run.see("Sam: one")
+        run.settle()
+        result["events added by a tap after Shift+U"] = stored("SELECT COUNT(*) FROM events") - events
+        run.page.wait_for_timeout(500)
+        run.page.keyboard.press("U")
+        run.page.wait_for_timeout(1000)
         run.reload()  # without the undo's message at the top, which goes with the next tap and moves the page up
         run.see("Sam's turn")
         events = stored("SELECT COUNT(*) FROM events")

@@ -148,8 +148,12 @@ def test_a_double_tap_acts_once_and_the_reveal_shows_every_label_whole(tmp_path)
     result = harness(tmp_path, "buttons", timeout=150)
     assert result["Cheat! tapped as it appears"] == "Sam calls Cheat! on Maya", result  # a new button is not held
     assert result["events added by a double tap on Undo"] == 1, result
+    assert result["held note"].startswith("Not taken: the screen had not yet shown your last tap"), result
     assert result["turn after it"] == "Maya's turn", result  # Maya's play taken back, and Sam's kept
     assert result["events added by U pressed twice"] == 1 and result["turn after U twice"] == "Sam's turn", result
+    # ... while another key is taken once the page shows the first, and a key the referee has not (Shift+U) holds nothing
+    assert result["events added by 1, then U as the page shows the play"] == 2, result
+    assert result["events added by a tap after Shift+U"] == 1, result
     assert result["events added by 1 tapped twice, 250 ms apart"] == 1, result  # Sam's play
     assert result["turn after 1 tapped twice"] == "Maya's turn", result  # and no call by Maya, whose button came there
     assert result["games after a double tap on a winner"] == 1, result
