@@ -250,15 +250,19 @@ def note_event() -> None:
     st.session_state["_acted"] = (st.session_state.get("_runs_drawn", 0), time.monotonic())
 
 
-def record(event, at: int) -> bool:
-    """Store one event for the current sitting, tapped on the game as it stood with ``at`` events in its log; any
-    refusal is shown as the referee says it."""
-    if not seen_since_last_event():
-        return False
-    if attempt(lambda: st.session_state["_referee"].record(event, at=at)):
+def attempt_event(action: Callable[[], object]) -> bool:
+    """:func:`attempt` for a tap whose write records an event: refused while the page has not shown this window's last
+    event (:func:`seen_since_last_event`), and noted once done (:func:`note_event`)."""
+    if seen_since_last_event() and attempt(action):
         note_event()
         return True
     return False
+
+
+def record(event, at: int) -> bool:
+    """Store one event for the current sitting, tapped on the game as it stood with ``at`` events in its log; any
+    refusal is shown as the referee says it."""
+    return attempt_event(lambda: st.session_state["_referee"].record(event, at=at))
 
 
 def act(event, at: int) -> None:
@@ -837,8 +841,7 @@ def correct_last_verdict(at: int) -> None:
     """Take the verdict back and reopen the call with its cards, to correct them by hand: the camera's reading is
     what the table disputes, so it is not applied again, and no feed is armed for it."""
     referee: Referee = st.session_state["_referee"]
-    if seen_since_last_event() and attempt(lambda: st.session_state.update(call=referee.reopen_last_call(at))):
-        note_event()
+    attempt_event(lambda: st.session_state.update(call=referee.reopen_last_call(at)))
 
 
 def game_screen(referee: Referee) -> None:
@@ -1478,8 +1481,8 @@ ARRIVAL_GUARD_MS = 700
 DOUBLE_TAP_MS = 350
 #: Said for a moment where the page holds a tap or a key (see `guard_taps`).
 HELD_NOTE = "Not taken: the screen had not yet shown your last tap. Look, then tap again if you meant it."
-#: The buttons that act on the game or the match table: a tap on one holds taps on all of them until the page is
-#: drawn again (the revealed cards' buttons are not among them: two quick taps on K are two kings, and a tap on a call
+#: The buttons that act on the game or the match table, whose taps and keys the page holds after one of them acts (see
+#: `guard_taps`; the revealed cards' buttons are not among them: two quick taps on K are two kings, and a tap on a call
 #: that changed meanwhile is refused and said).
 ACTION_BUTTONS = ", ".join(f"{selector} button" for selector in (
     ".st-key-deal", ".st-key-undo", ".st-key-undo_result", ".st-key-next_game",
@@ -1512,6 +1515,9 @@ def guard_taps() -> None:
   const ACTIONS = %s, DOUBLE_TAP_MS = %d;
   let held = null, heldUntil = 0, shown = new WeakMap(), spot = null, redrawnAt = Infinity, heldKey = null;
   const drawn = () => { const mark = document.querySelector(".cr-drawn"); return mark ? mark.dataset.run : ""; };
+  // the last action's page not drawn yet; or drawn, but less than DOUBLE_TAP_MS ago
+  const unseen = now => now < heldUntil && drawn() === held;
+  const settling = now => now < heldUntil && now < redrawnAt + DOUBLE_TAP_MS;
   const watchRedraw = () => {
     if (Date.now() >= heldUntil) return;
     if (drawn() !== held) { redrawnAt = Date.now(); return; }
@@ -1558,9 +1564,8 @@ def guard_taps() -> None:
     if (!e.isTrusted) return;
     const now = Date.now();
     const action = e.target.closest ? e.target.closest(ACTIONS) : null;
-    const before = now < heldUntil && drawn() === held;
-    const stale = action && before && shown.get(action) === action.innerText;
-    const twice = now < heldUntil && now < redrawnAt + DOUBLE_TAP_MS && onSpot(e);
+    const stale = action && unseen(now) && shown.get(action) === action.innerText;
+    const twice = settling(now) && onSpot(e);
     if (now < window.__cheatGuardUntil || stale || twice) return stop(e);
     if (e.type === "click" && action && !action.disabled) hold(action, now, null);
   };
@@ -1582,9 +1587,7 @@ def guard_taps() -> None:
     });
     if (!action) return;
     const now = Date.now();
-    const before = now < heldUntil && drawn() === held;
-    const again = now < heldUntil && key === heldKey && now < redrawnAt + DOUBLE_TAP_MS;
-    if (now < window.__cheatGuardUntil || before || again) return stop(e);
+    if (now < window.__cheatGuardUntil || unseen(now) || (key === heldKey && settling(now))) return stop(e);
     hold(action, now, key);
   };
   document.addEventListener("keydown", pressed, true);

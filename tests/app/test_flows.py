@@ -602,16 +602,20 @@ def test_a_sitting_that_mixes_match_and_ranked_games_says_how_each_scores(db):
     assert list(standing["Player"]) == ["Maya", "Sam"] and list(standing["Points"]) == [3, 1]
 
 
-def lie_under_correction() -> AppTest:
-    """Sam claims two aces, Maya calls, an ace and a 7 are turned up (a lie), and the table disputes the reading."""
+def lie_called() -> AppTest:
+    """Sam claims two aces, Maya calls, an ace and a 7 are turned up: the verdict (a lie) is applied."""
     at = deal(open_app(), "Sam", "Maya")
     click(at, "play_2")
     click(at, "cheat_Maya")
     click(at, "reveal_add_A")
     click(at, "reveal_add_7")
     click(at, "apply_verdict")
-    click(at, "correct_verdict")
     return at
+
+
+def lie_under_correction() -> AppTest:
+    """:func:`lie_called`, and the table disputes the reading."""
+    return click(lie_called(), "correct_verdict")
 
 
 def test_a_reload_during_a_correction_keeps_it_by_hand_with_its_cards(db):
@@ -776,12 +780,7 @@ def test_a_winner_tapped_twice_before_the_redraw_records_one_game(db):
 def test_a_correction_tapped_on_the_verdicts_screen_after_the_call_was_reopened_is_refused(db):
     """"Correct the revealed cards" tapped twice: the second tap, run with the button as the verdict's screen drew it
     after the first had reopened the call, would take back the play called. It is refused, and said."""
-    at = deal(open_app(), "Sam", "Maya")
-    click(at, "play_2")
-    click(at, "cheat_Maya")
-    click(at, "reveal_add_A")
-    click(at, "reveal_add_7")
-    click(at, "apply_verdict")
+    at = lie_called()
     at.session_state["_referee"].reopen_last_call()  # the first tap's correction, in before the redraw
     click(at, "correct_verdict")
     log = stored_state(db).sitting.log
