@@ -787,3 +787,28 @@ def test_a_correction_tapped_on_the_verdicts_screen_after_the_call_was_reopened_
     assert [type(e).__name__ for e in log] == ["NewGame", "Play", "Call", "Undo"], "the play called was taken back"
     assert stored_call(db) is not None
     assert any("before the last action" in w for w in errors(at)), errors(at)
+
+
+def test_a_tap_before_the_page_showed_this_windows_last_event_is_refused_until_it_has(db):
+    """Streamlit runs a tap queued behind another with its button as the interrupted run drew it again, so its ``at``
+    is current: what tells it apart is that no page has been drawn whole since this window's last event. Here the
+    play's event is noted as just recorded, with no page drawn since: Undo is refused, and said once however many
+    refusals are queued; a few seconds on (a tap made after the page was shown), it is taken."""
+    import time
+
+    at = deal(open_app(), "Sam", "Maya")
+    click(at, "play_1")
+    assert not errors(at)
+    at.session_state["_acted"] = (at.session_state["_runs_drawn"], time.monotonic())  # the play, its page not drawn
+    at.session_state["flash"] = [("warning", "That tap was made on the screen as it stood before the last action "
+                                             "(a second tap, or a tap as the game moved on), so it was not recorded. "
+                                             "The screen now shows the game as it stands: check it before tapping "
+                                             "again.")]  # one such refusal already queued
+    click(at, "undo")
+    assert [type(e).__name__ for e in stored_state(db).sitting.log] == ["NewGame", "Play"]
+    assert sum("before the last action" in w for w in errors(at)) == 1, errors(at)
+
+    at.session_state["_acted"] = (at.session_state["_runs_drawn"], time.monotonic() - 4)  # over UNSEEN_S ago
+    click(at, "undo")
+    assert [type(e).__name__ for e in stored_state(db).sitting.log] == ["NewGame", "Play", "Undo"]
+    assert not errors(at)
