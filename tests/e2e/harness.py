@@ -831,7 +831,7 @@ CUT_LABELS = """() => [...document.querySelectorAll('[data-testid="stMain"] butt
 
 def buttons(work: Path) -> dict:
     """Double taps: Undo and a winner's name tapped twice 50 ms apart, before the page is redrawn; U pressed twice;
-    "1" tapped twice 250 ms apart, after the page is redrawn. The second was made on the screen as it stood before
+    "1" tapped twice 250 ms apart, after the page is redrawn; the "More cards" box's + tapped twice. The second was made on the screen as it stood before
     the first took effect, so it must not act again (it took back a second play, recorded a second game, or played for
     the next player too), while a button that the first tap's run has drawn elsewhere takes its tap at once. And the
     revealed cards' buttons, jokers among them, at a tablet's and a phone's width in a desktop browser (which shows
@@ -843,10 +843,10 @@ def buttons(work: Path) -> dict:
     def stored(sql: str) -> int:
         return sqlite3.connect(database).execute(sql).fetchone()[0]
 
-    def twice(key: str, apart_ms: int = 50) -> None:
+    def twice(key: str, apart_ms: int = 50, part: str = "button") -> None:
         run.settle()
         run.page.wait_for_timeout(500)  # the page laid out: a chart drawn late moves the buttons below it
-        target = run.key(key).locator("button").first
+        target = run.key(key).locator(part).first
         target.scroll_into_view_if_needed()
         box = target.bounding_box()
         centre = (box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
@@ -907,6 +907,11 @@ def buttons(work: Path) -> dict:
         run.page.wait_for_timeout(1000)
         run.reload()  # without the undo's message at the top, which goes with the next tap and moves the page up
         run.see("Sam's turn")
+        # the "More cards" box's + is no action: tapped twice, it counts up twice
+        many = run.key("play_many_n").locator("input")
+        first = int(many.input_value())
+        twice("play_many_n", part="[data-testid='stNumberInputStepUp']")
+        result["More cards counted up by + tapped twice"] = int(many.input_value()) - first
         events = stored("SELECT COUNT(*) FROM events")
         twice("play_1", 250)
         result["events added by 1 tapped twice, 250 ms apart"] = stored("SELECT COUNT(*) FROM events") - events
