@@ -1423,9 +1423,11 @@ def table_screen(referee: Referee) -> None:
             for col, name in zip(grid.columns(per_row), players[row_start:row_start + per_row]):
                 button(col, name, key=f"winner_{name}", on_click=record_winner, args=(name, players, log_len), width="stretch",
                            wrap=True)
-        if table.kind is TableKind.RANKED:
+        most = min(3, len(players) - 1)  # the player left with cards at the end takes no place
+        if table.kind is TableKind.RANKED and most >= 2:  # two players: the winner's tap is the whole result
             st.session_state["_table_players"] = players
-            places = st.multiselect("Or the places, in order (up to three)", players, max_selections=3, key="ranked_places")
+            places = st.multiselect(f"Or the places, in order (up to {words.number(most)})", players,
+                                    max_selections=most, key="ranked_places")
             button(st, "Record these places", key="record_places", disabled=not places, on_click=act_from_state, args=("places", log_len))
     else:
         st.caption("Add the players in the setup first.")

@@ -1,5 +1,8 @@
 """Errors the core raises. Each message names the player and the rule, so the app can show it as is."""
 
+import json
+from typing import Any
+
 
 class CheatError(ValueError):
     """Base of every error the referee reports to the table."""
@@ -19,3 +22,12 @@ class BadEvent(CheatError):
 
 class StorageError(CheatError):
     """The database cannot be opened or written; the message says which file and why."""
+
+
+def as_json(value: Any) -> str:
+    """A value from a transcript as JSON writes it (``true``, ``null``, ``"x"``), for a message about that file: Python's
+    spelling (``True``, ``None``, ``'x'``) is not what the file says."""
+    try:
+        return json.dumps(value)
+    except (TypeError, ValueError):
+        return repr(value)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Union
 
 from .cards import Rank
-from .errors import BadEvent
+from .errors import BadEvent, as_json
 from .rules import Rules
 
 
@@ -188,7 +188,7 @@ def _names(raw: Mapping[str, Any], key: str) -> tuple[str, ...]:
 def _count(raw: Mapping[str, Any]) -> int:
     value = _required(raw, "count")
     if type(value) is not int:
-        raise BadEvent(f"field 'count' must be a whole number, not {value!r}")
+        raise BadEvent(f"field 'count' must be a whole number, not {as_json(value)}")
     return value
 
 

@@ -21,6 +21,11 @@ def _cards(n: int) -> str:
     return f"{n} card" if n == 1 else f"{n} cards"
 
 
+def _in_play(n: int) -> str:
+    """'none is', 'only 1 is', 'only 3 are' (in play)."""
+    return "none is" if n == 0 else "only 1 is" if n == 1 else f"only {n} are"
+
+
 @dataclass(frozen=True)
 class Claim:
     """What a player said they laid down: "three 7s"."""
@@ -209,11 +214,18 @@ def _new_game(state: State, event: NewGame) -> State:
 
 
 def default_dealer(state: State, players: tuple[str, ...]) -> str:
-    """The last player listed for a sitting's first game; later, the left of the previous dealer."""
+    """The last player listed for a sitting's first game; later, the left of the previous dealer. A game recorded by
+    one tap on its winner was dealt too, by the next player to the left: the deal has passed on once for each since
+    the last game dealt here (or since the sitting began)."""
+    untracked = 0
+    for row in reversed(state.table.rows):
+        if row.tracked:
+            break
+        untracked += 1
     previous = state.game.dealer if state.game is not None else None
     if previous in players:
-        return _left_of(players, previous)
-    return players[-1]
+        return players[(players.index(previous) + 1 + untracked) % len(players)]
+    return players[(len(players) - 1 + untracked) % len(players)]
 
 
 def _left_of(players: tuple[str, ...], name: str) -> str:
@@ -246,7 +258,7 @@ def _winner(state: State, event: Winner) -> State:
         raise IllegalAction("player names must be unique")
     if not 2 <= len(players) <= MAX_TABLE:
         raise IllegalAction(f"a game takes 2 to {MAX_TABLE} players (two decks), not {len(players)}")
-    places = _result_places(table.kind, event)
+    places = _result_places(table.kind, event, players)
     for name in places:
         if name not in players:
             raise IllegalAction(f"{name} is not one of the players ({', '.join(players)})")
@@ -259,12 +271,16 @@ def _winner(state: State, event: Winner) -> State:
     return State(game, table.with_row(players, places, tracked=False))
 
 
-def _result_places(kind: TableKind, event: Winner) -> tuple[str, ...]:
+def _result_places(kind: TableKind, event: Winner, players: tuple[str, ...]) -> tuple[str, ...]:
+    """The places a result records. The player left holding cards at the end takes no place (as in a game tracked to
+    its end), so a ranked game of three records at most two."""
     if event.places is not None:
         if kind is TableKind.MATCH:
             raise IllegalAction("places are for a ranked table; on a match table record the winner")
-        if not 1 <= len(event.places) <= len(RANKED_POINTS):
-            raise IllegalAction(f"a ranked table records 1 to {len(RANKED_POINTS)} places")
+        most = min(len(RANKED_POINTS), len(players) - 1)
+        if not 1 <= len(event.places) <= most:
+            raise IllegalAction(f"a ranked game of {len(players)} players records 1 to {most} places: the player "
+                                "left with cards at the end takes none")
         if event.player is not None and event.player != event.places[0]:
             raise IllegalAction(f"the winner {event.player} must be first in the places")
         return event.places
@@ -429,7 +445,7 @@ def check_reveal(game: Game, revealed: tuple[Rank, ...]) -> None:
             continue
         left = rules.copies_per_rank - game.fours_out.get(rank, 0)
         if seen > left:
-            raise ImpossibleReveal(f"{seen} cards of rank {rank.value} revealed, but only {left} are in play")
+            raise ImpossibleReveal(f"{_cards(seen)} of rank {rank.value} revealed, but {_in_play(left)} in play")
 
 
 def check_caller(game: Game, caller: str) -> None:

@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass
 from enum import Enum
 from typing import Any, Mapping
 
-from .errors import BadEvent
+from .errors import BadEvent, as_json
 
 
 class Order(str, Enum):
@@ -101,8 +101,8 @@ class Rules:
 def _choice(name: str, allowed: tuple[Any, ...]):
     def read(value: Any) -> Any:
         if type(value) not in {type(a) for a in allowed} or value not in allowed:
-            shown = ", ".join(repr(a) for a in allowed)
-            raise BadEvent(f"rule {name} must be one of {shown}, not {value!r}")
+            shown = ", ".join(as_json(a) for a in allowed)
+            raise BadEvent(f"rule {name} must be one of {shown}, not {as_json(value)}")
         return value
 
     return read
@@ -113,8 +113,8 @@ def _enum(name: str, kind: type[Enum]):
         try:
             return kind(value)
         except ValueError:
-            shown = ", ".join(repr(member.value) for member in kind)
-            raise BadEvent(f"rule {name} must be one of {shown}, not {value!r}") from None
+            shown = ", ".join(as_json(member.value) for member in kind)
+            raise BadEvent(f"rule {name} must be one of {shown}, not {as_json(value)}") from None
 
     return read
 
@@ -126,7 +126,7 @@ def _max_cards(value: Any) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or not (value == 1 or value >= 4):
-        raise BadEvent(f"rule max_cards must be 4 or more, 1 (exactly one card) or null (any number), not {value!r}")
+        raise BadEvent(f"rule max_cards must be 4 or more, 1 (exactly one card) or null (any number), not {as_json(value)}")
     return value
 
 

@@ -102,17 +102,42 @@ def read_transcript(lines: Iterable[str | bytes]) -> Iterator[tuple[int, Event]]
         if not text.strip():
             continue
         try:
-            raw = json.loads(text)
+            raw = json.loads(text, parse_constant=_not_json, parse_int=_whole_number)
+        except _NotJson as error:
+            raise TranscriptError(number, f"not valid JSON ({error})") from None
+        except _TooLong as error:
+            raise TranscriptError(number, str(error)) from None
         except json.JSONDecodeError as error:
             raise TranscriptError(number, f"not valid JSON ({error.msg})") from None
         except RecursionError:
             raise TranscriptError(number, "not valid JSON (nested too deeply)") from None
-        except ValueError as error:  # a number too long to convert, which the json module does not wrap
-            raise TranscriptError(number, f"not valid JSON ({error})") from None
         try:
             yield number, from_dict(raw)
         except BadEvent as error:
             raise TranscriptError(number, str(error)) from None
+
+
+class _NotJson(ValueError):
+    pass
+
+
+class _TooLong(ValueError):
+    pass
+
+
+def _not_json(word: str) -> None:
+    """NaN, Infinity and -Infinity, which Python's json module reads and JSON does not have."""
+    raise _NotJson(f"{word} is not a JSON number")
+
+
+#: More digits than any count or field of an event can need; Python refuses to convert past 4,300.
+MAX_DIGITS = 100
+
+
+def _whole_number(digits: str) -> int:
+    if len(digits.lstrip("-")) > MAX_DIGITS:
+        raise _TooLong(f"a number of {len(digits.lstrip('-')):,} digits, too long for any field of an event")
+    return int(digits)
 
 
 def _decoded(number: int, line: str | bytes) -> str:

@@ -391,6 +391,7 @@ def test_the_verdict_is_spoken_unless_muted(db):
 def test_ranked_table_records_places_in_one_go(db):
     at = deal(open_app(), "Ann", "Ben", "Cat", rule_table=TableKind.RANKED)
     at.segmented_control[0].set_value("Match table").run()
+    assert "up to two" in at.multiselect(key="ranked_places").label  # Ben, left with cards, takes no place
     at.multiselect(key="ranked_places").select("Cat").select("Ann").run()
     click(at, "record_places")
     referee = stored_state(db)

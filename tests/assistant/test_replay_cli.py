@@ -80,7 +80,15 @@ def test_a_call_is_reported_as_last_call(tmp_path):
         ({"event": "new_game", "players": ["A", "B"], "rules": {"speed": 2}}, "line 3: unknown rule 'speed'"),
         ({"event": "new_game", "players": ["A", "B"], "rules": {"decks": 3}}, "line 3: rule decks must be one of 1, 2, not 3"),
         ({"event": "new_game", "players": ["A", "B"], "rules": {"max_cards": 3}}, "line 3: rule max_cards must be 4 or more, 1"),
-        ('{"event": "play", "player": "Ben", "count": ' + "9" * 5000 + "}", "line 3: not valid JSON (Exceeds the limit"),
+        ('{"event": "play", "player": "Ben", "count": ' + "9" * 5000 + "}",
+         "line 3: a number of 5,000 digits, too long for any field of an event"),
+        ('{"event": "play", "player": "Ben", "count": 1, "note": NaN}', "line 3: not valid JSON (NaN is not a JSON number)"),
+        ('{"event": "play", "player": "Ben", "count": -Infinity}',
+         "line 3: not valid JSON (-Infinity is not a JSON number)"),
+        ({"event": "new_game", "players": ["A", "B"], "rules": {"jokers": 1}},
+         "line 3: rule jokers must be one of false, true, not 1"),  # JSON's words, not Python's True and None
+        ({"event": "new_game", "players": ["A", "B"], "rules": {"table": None}},
+         'line 3: rule table must be one of "match", "ranked", not null'),
         ("[" * 100_000 + "]" * 100_000, "line 3: not valid JSON (nested too deeply)"),
     ],
 )

@@ -257,7 +257,7 @@ def test_revealed_cards_cannot_include_a_rank_already_out_of_the_game():
     table = sitting(four_of_a_kind=True)
     table.apply(FourOfAKind("Cara", R.ACE))
     table.apply(Play("Alice", 1))
-    with pytest.raises(IllegalAction, match="only 0 are in play"):
+    with pytest.raises(IllegalAction, match="1 card of rank A revealed, but none is in play"):
         table.apply(call("Ben", "A"))
 
 
@@ -399,6 +399,31 @@ def test_the_deal_passes_to_the_left_for_the_next_game():
     assert table.state.game.dealer == "Cara"
     table.apply(NewGame(("Alice", "Ben", "Cara")))
     assert table.state.game.dealer == "Alice" and table.state.game.turn == "Ben"
+
+
+def test_a_game_recorded_by_one_tap_passes_the_deal_on_too():
+    """Cara deals game 1 (won by a tap, so tracked), then games 2 and 3 are played without tracking: Alice dealt game
+    2 and Ben game 3, so game 4 is Cara's to deal (the deal stood still at Alice before), and Alice opens."""
+    players = ("Alice", "Ben", "Cara")
+    table = sitting(players)
+    table.apply(Winner("Alice"))  # game 1, dealt by Cara, ended by the tap
+    table.apply(Winner("Alice"))
+    table.apply(Winner("Ben"))
+    table.apply(NewGame(players))
+    assert table.state.game.dealer == "Cara" and table.state.game.turn == "Alice"
+    # a sitting whose first games were recorded by a tap: the last player listed dealt the first of them
+    table = Sitting([Winner("Alice", players=players), NewGame(players)])
+    assert table.state.game.dealer == "Alice"
+
+
+def test_a_ranked_result_tapped_in_gives_no_place_to_the_player_left_with_cards():
+    """As in a game tracked to its end: of three players, two go out and take places, and the third takes none."""
+    table = sitting(("Alice", "Ben", "Cara"), table=TableKind.RANKED)
+    with pytest.raises(IllegalAction, match="a ranked game of 3 players records 1 to 2 places"):
+        table.apply(Winner(places=("Cara", "Alice", "Ben")))
+    assert table.state.table.rows == ()
+    table.apply(Winner(places=("Cara", "Alice")))
+    assert table.state.table.scores() == {"Alice": 2, "Ben": 0, "Cara": 3}
 
 
 def test_a_new_game_while_one_is_unfinished_abandons_it_without_a_row():
