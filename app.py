@@ -898,7 +898,7 @@ def game_screen(referee: Referee) -> None:
         kind = "cr-lie" if verdict.lie else "cr-honest"
         st.markdown(f"<div class='cr-verdict {kind}' data-verdict='{referee.sitting_id}:{log_len}'>"
                     f"{esc(verdict.announcement())}</div>", unsafe_allow_html=True)
-        shown = ", ".join(r.value for r in verdict.revealed)
+        shown = words.cards_shown(verdict.revealed, ", ")
         st.markdown(f"<div class='cr-sub'>{esc(verdict.caller)} called {esc(verdict.challenged)}'s "
                     f"{esc(words.claim_text(verdict.claim))}: the cards were {esc(shown)}</div>", unsafe_allow_html=True)
         speak(verdict.announcement(), f"verdict:{st.session_state['_sitting_key']}:{log_len}")
@@ -918,6 +918,11 @@ def game_screen(referee: Referee) -> None:
     st.markdown(hands_html(game), unsafe_allow_html=True)
     if game.out_of_game:
         st.caption(f"{words.cards(game.out_of_game)} laid out as fours of a kind.")
+    if game.seen:
+        st.caption(f"Seen face up, and where those cards can be now: {words.seen_text(game.seen, game.players)}",
+                   help="The referee follows the cards turned up at each call: a card seen going into a hand stays "
+                        "there until that player lays cards down, and the pile goes to whoever picks it up. A reveal "
+                        "or a four laid out that needs cards seen elsewhere is refused.")
 
     if call is not None:
         pass
@@ -1050,7 +1055,7 @@ def revealed_so_far(game, caller: str, claim, call: OpenCall) -> None:
     buttons, where a laptop's screen shows it without scrolling, and in one place whether or not cards are in
     (the buttons below must not move under a finger between two taps)."""
     revealed = call.revealed
-    shown = " ".join(r.value for r in revealed) or "none yet"
+    shown = words.cards_shown(revealed) or "none yet"
     short = (f" <span class='cr-sub'>({len(revealed)} of the {claim.count} claimed: apply once every card laid is in)</span>"
              if 0 < len(revealed) < claim.count else "")
     st.markdown(f"<div class='cr-last'>Claimed: {esc(words.claim_text(claim))} · Revealed: <b>{esc(shown)}</b>{short}</div>",
@@ -1116,14 +1121,14 @@ def live_reading(referee: Referee, caller: str) -> None:
             try:
                 verdict_for(referee.state.game, caller, reading.ranks)
             except CheatError as error:
-                st.warning(f"The camera read {' '.join(r.value for r in reading.ranks)}, which cannot be right ({error}): "
+                st.warning(f"The camera read {words.cards_shown(reading.ranks)}, which cannot be right ({error}): "
                            "enter the cards by hand.")
                 return
             # another window's camera may give the same verdict first: nobody tapped, so that is not said
             if settle(call, reading.ranks, say_stale=False):
                 camera.trace("verdict_recorded", ranks=[r.value for r in reading.ranks])
             st.rerun(scope="app")
-        seen = " ".join(r.value for r in reading.ranks) or "nothing yet"
+        seen = words.cards_shown(reading.ranks) or "nothing yet"
         st.markdown(f"<div class='cr-sub'>Camera reads: <b>{esc(seen)}</b> ({esc(why)})</div>", unsafe_allow_html=True)
         if reading.ranks and st.button("Use what the camera read", key="use_reading"):
             use_reading(reading.ranks)
@@ -1165,7 +1170,7 @@ def reading_shown(reading: camera.Reading, annotated, claimed: int | None = None
         # at most 240 px high, so that a portrait photo leaves the tap-in buttons in view
         picture.image(annotated[:, :, ::-1], caption="What the reader saw",
                       width=max(1, min(320, width * 240 // height)))
-    seen = " ".join(r.value for r in reading.ranks)
+    seen = words.cards_shown(reading.ranks)
     notes = [reading.note] if reading.note else []
     differs = bool(reading.ranks) and claimed is not None and len(reading.ranks) != claimed
     if differs:

@@ -15,10 +15,22 @@ from .cards import CLAIMABLE, Rank, step
 from .errors import IllegalAction, ImpossibleReveal
 from .events import Call, Event, FourOfAKind, NewGame, NoCall, Pass, Play, Undo, Winner
 from .rules import RANKED_POINTS, CountRule, Order, Rules, TableKind
+from .seen import Seen, count, elsewhere, emptied, laid_down, laid_out, picked_up, where
 
 
 def _cards(n: int) -> str:
     return f"{n} card" if n == 1 else f"{n} cards"
+
+
+def _of_rank(rank: Rank, n: int) -> str:
+    """'1 joker', '2 cards of rank A'."""
+    if rank is Rank.JOKER:
+        return "1 joker" if n == 1 else f"{n} jokers"
+    return f"{_cards(n)} of rank {rank.value}"
+
+
+def _at_most(n: int) -> str:
+    return "none" if n <= 0 else f"only {n}"
 
 
 def _in_play(n: int) -> str:
@@ -83,6 +95,8 @@ class Game:
     last_call: Verdict | None = None
     places: tuple[str, ...] = ()
     over: bool = False
+    #: the cards seen face up in reveals, and where each can be now (:mod:`assistant.seen`)
+    seen: Seen = ()
 
     def copy(self) -> "Game":
         clone = Game.__new__(Game)
@@ -383,6 +397,7 @@ def _play(state: State, event: Play) -> State:
     game = _settled_copy(current)
     game.hands[event.player] -= event.count
     game.pile += event.count
+    game.seen = laid_down(game.seen, event.player)  # a hand emptied by this play: its seen cards may be in the play
     game.last_play = Claim(event.player, event.count, rank)
     game.awaiting_call = True
     _move_reference_on(game, rank)
@@ -442,10 +457,18 @@ def check_reveal(game: Game, revealed: tuple[Rank, ...]) -> None:
                 raise ImpossibleReveal("a joker was revealed, but jokers are off in this game")
             if seen > rules.jokers_in_deck:
                 raise ImpossibleReveal(f"{seen} jokers revealed, but the deck has only {rules.jokers_in_deck}")
-            continue
-        left = rules.copies_per_rank - game.fours_out.get(rank, 0)
-        if seen > left:
-            raise ImpossibleReveal(f"{_cards(seen)} of rank {rank.value} revealed, but {_in_play(left)} in play")
+            left = rules.jokers_in_deck
+        else:
+            left = rules.copies_per_rank - game.fours_out.get(rank, 0)
+            if seen > left:
+                raise ImpossibleReveal(f"{_cards(seen)} of rank {rank.value} revealed, but {_in_play(left)} in play")
+        away = elsewhere(game.seen, rank, claim.player)
+        gone = count(away)
+        if seen > left - gone:
+            raise ImpossibleReveal(
+                f"{_of_rank(rank, seen)} revealed, but {claim.player} can have played {_at_most(left - gone)}: "
+                f"{gone} of the {left} in play {'was' if gone == 1 else 'were'} seen face up and "
+                f"{'is' if gone == 1 else 'are'} in {where(away, game.players)}")
 
 
 def check_caller(game: Game, caller: str) -> None:
@@ -484,6 +507,7 @@ def _call(state: State, event: Call) -> State:
     game.hands[claim.player] -= verdict.count_difference
     game.hands[verdict.picked_up_by] += verdict.cards
     game.pile = 0
+    game.seen = emptied(picked_up(game.seen, verdict.revealed, verdict.picked_up_by), game.hands, None)
     game.last_call = verdict
     game.awaiting_call = False
     if game.rules.order is Order.SAME_UNTIL_CALL:
@@ -521,10 +545,20 @@ def _four_of_a_kind(state: State, event: FourOfAKind) -> State:
     laid = current.fours_out.get(event.rank, 0)
     if laid + 4 > rules.copies_per_rank:
         raise IllegalAction(f"all {rules.copies_per_rank} cards of rank {event.rank.value} are already out of the game")
+    left = rules.copies_per_rank - laid
+    away = elsewhere(current.seen, event.rank, event.player)
+    gone = count(away)
+    if left - gone < 4:
+        raise IllegalAction(
+            f"{event.player} cannot hold four cards of rank {event.rank.value}: {gone} of the {left} in play "
+            f"{'was' if gone == 1 else 'were'} seen face up and {'is' if gone == 1 else 'are'} in "
+            f"{where(away, current.players)}")
     game = current.copy()
     game.hands[event.player] -= 4
     game.out_of_game += 4
     game.fours_out = {**game.fours_out, event.rank: laid + 4}
+    waiting = game.last_play.player if game.awaiting_call and game.last_play is not None else None
+    game.seen = emptied(laid_out(game.seen, event.player, event.rank), game.hands, waiting)
     pending = game.awaiting_call and game.last_play is not None and game.last_play.player == event.player
     if game.hands[event.player] == 0 and not pending:
         _go_out(game, event.player)

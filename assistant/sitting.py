@@ -102,7 +102,7 @@ def read_transcript(lines: Iterable[str | bytes]) -> Iterator[tuple[int, Event]]
         if not text.strip():
             continue
         try:
-            raw = json.loads(text, parse_constant=_not_json, parse_int=_whole_number)
+            raw = _DECODER.decode(text)
         except _NotJson as error:
             raise TranscriptError(number, f"not valid JSON ({error})") from None
         except _TooLong as error:
@@ -138,6 +138,10 @@ def _whole_number(digits: str) -> int:
     if len(digits.lstrip("-")) > MAX_DIGITS:
         raise _TooLong(f"a number of {len(digits.lstrip('-')):,} digits, too long for any field of an event")
     return int(digits)
+
+
+#: One decoder for every line (``json.loads`` with options builds a new one each call: a fifth of a replay's time).
+_DECODER = json.JSONDecoder(parse_constant=_not_json, parse_int=_whole_number)
 
 
 def _decoded(number: int, line: str | bytes) -> str:

@@ -6,6 +6,7 @@ import html
 
 from assistant import Call, Claim, FourOfAKind, NewGame, NoCall, Pass, Play, Rank, Rules, Winner
 from assistant.rules import RANKED_POINTS, CountRule, Order, TableKind
+from assistant.seen import where
 
 _NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
             "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty")
@@ -34,6 +35,23 @@ MAX_CARDS_LABELS = {4: "1 to 4 cards", None: "Any number", 1: "Exactly one"}
 
 def number(n: int) -> str:
     return _NUMBERS[n] if 0 <= n < len(_NUMBERS) else str(n)
+
+
+def card_word(rank: Rank) -> str:
+    """A card as shown among others ("A 7 Joker"): the rank's index, and the joker's word as its button says it."""
+    return "Joker" if rank is Rank.JOKER else rank.value
+
+
+def cards_shown(ranks, sep: str = " ") -> str:
+    return sep.join(card_word(r) for r in ranks)
+
+
+def seen_text(seen, players: tuple[str, ...]) -> str:
+    """The cards seen face up in reveals and where they can be now, a group a place: "in Bob's hand: A A A A · in
+    Bob's hand, or the pile: 7". Empty when none is known."""
+    order = {rank: i for i, rank in enumerate(Rank)}
+    return " · ".join(f"in {where((group,), players)}: {cards_shown(sorted(group.ranks, key=order.get))}"
+                      for group in seen)
 
 
 def rank_plural(rank: Rank, n: int = 2) -> str:

@@ -813,3 +813,39 @@ def test_a_tap_before_the_page_showed_this_windows_last_event_is_refused_until_i
     click(at, "undo")
     assert [type(e).__name__ for e in stored_state(db).sitting.log] == ["NewGame", "Play", "Undo"]
     assert not errors(at)
+
+
+def test_the_game_screen_shows_the_cards_seen_face_up_and_where_they_can_be(db):
+    """Sam claims two aces and Maya's call turns up an ace and a joker: Maya takes them, and the screen says so, the
+    joker written as its button says it. Once Maya lays a card down, they may be in the pile."""
+    at = deal(open_app(), "Sam", "Maya", "Leo", rule_jokers=True)
+    click(at, "play_2")
+    click(at, "cheat_Maya")
+    click(at, "reveal_add_A")
+    click(at, "reveal_add_JOKER")
+    click(at, "apply_verdict")
+    assert "the cards were A, Joker" in text(at)
+    assert "Seen face up, and where those cards can be now: in Maya's hand: A Joker" in text(at)
+    click(at, "play_1")
+    assert "in Maya's hand, or the pile: A Joker" in text(at)
+
+
+def test_a_card_seen_going_into_another_hand_cannot_be_tapped_in_for_a_reveal(db):
+    """All four aces went into Maya's hand at a call: an ace turned up from Leo's play is refused, saying where they
+    went, and the verdict cannot be applied until the cards are put right."""
+    at = deal(open_app(), "Sam", "Maya", "Leo")
+    click(at, "play_4")
+    click(at, "cheat_Maya")
+    for _ in range(4):
+        click(at, "reveal_add_A")
+    click(at, "apply_verdict")  # honest: Maya takes the pile, the four aces in it
+    click(at, "play_1")
+    click(at, "play_1")
+    click(at, "cheat_Sam")
+    click(at, "reveal_add_A")
+    assert ("1 card of rank A revealed, but Leo can have played none: 4 of the 4 in play were seen face up and are in "
+            "Maya's hand, or the pile") in errors(at)
+    assert at.button(key="apply_verdict").disabled
+    click(at, "reveal_back")
+    click(at, "reveal_add_3")
+    assert not errors(at) and not at.button(key="apply_verdict").disabled
