@@ -102,6 +102,8 @@ button.cr-armed {outline: 4px solid #f5b700; outline-offset: 3px;}
   :is(.st-key-grid_play, .st-key-grid_reveal, .st-key-grid_cheat) button p {font-size: 1.1rem !important;}
   /* a fifth of a phone's width holds "Joker" or its key, not both (a desktop's window that narrow shows keys) */
   .st-key-grid_reveal kbd {display: none;}
+  /* nor the keys of a play where the order gives a choice of rank (the number typed still shows) */
+  .cr-keyhint {display: none;}
 }
 /* The camera's column where the camera is not wanted: hidden, not removed (the browser's camera keeps running). */
 .st-key-split [data-testid="stColumn"]:has(.cr-camera-hidden) {display: none !important;}
@@ -294,7 +296,11 @@ def act_from_state(kind: str, at: int) -> None:
         rank = ss.get("play_many_rank") if len(game.ranks_allowed) > 1 else None
         act(Play(game.turn, int(ss.get("play_many_n", 1)), rank), at)
     elif kind == "four":
-        act(FourOfAKind(ss["four_player"], ss["four_rank"]), at)
+        if ss.get("four_player") is not None and ss.get("four_rank") is not None:
+            before = len(referee.sitting.log)
+            act(FourOfAKind(ss["four_player"], ss["four_rank"]), at)
+            if len(referee.sitting.log) > before:
+                ss["four_player"] = ss["four_rank"] = None  # chosen again for the next four
     elif kind == "places":
         players = ss.get("_table_players") or ()
         places = tuple(ss.get("ranked_places") or ())
@@ -786,8 +792,8 @@ def choice_keys(ranks: tuple[Rank, ...], turn: str) -> None:
     hint = (f"On a keyboard: the number, then the rank ({', '.join(keys[:-1])} or {keys[-1]}): "
             f"3, then {REVEAL_KEYS[example]} for three {words.rank_plural(example, 3)}. Esc starts again.")
     st.html(
-        f"""<div class="cr-choicekeys" data-ranks='{esc(json.dumps(by_key))}' data-turn='{esc(turn)}'>{esc(hint)}
-<span class="cr-pending"></span></div>
+        f"""<div class="cr-choicekeys" data-ranks='{esc(json.dumps(by_key))}' data-turn='{esc(turn)}'><span
+class="cr-keyhint">{esc(hint)}</span> <span class="cr-pending"></span></div>
 <script>
 (function() {{
   if (window.__cheatChoiceKeys) return;  // one listener for the page: it reads the ranks from the panel drawn now
@@ -941,7 +947,12 @@ def game_screen(referee: Referee) -> None:
         button(st, "Undo the correction", key="undo", help="Puts the first verdict back (key U)", on_click=settle,
                args=(call, call.original), shortcut="U")
     else:
-        button(st, "Undo" if last is None else words.undo_label(last), key="undo", disabled=last is None,
+        label = "Undo" if last is None else words.undo_label(last)
+        if call is not None and last is not None:
+            # the call is no event of its own: an undo takes back the play called, and the call with it (a player who
+            # tapped a wrong card and reached for Undo lost the call; "Back one card" is the way)
+            label += " and the call"
+        button(st, label, key="undo", disabled=last is None,
                help="Takes back the last action (key U)", on_click=act, args=(Undo(), log_len), shortcut="U")
 
 
@@ -1005,9 +1016,12 @@ def action_panel(referee: Referee, game, log_len: int) -> None:
         with extra[1].expander("Four of a kind laid out"):
             holders = [p for p in game.players if p not in game.places and game.hands[p] >= 4]
             if holders:
-                st.selectbox("Player", holders, key="four_player")
-                st.selectbox("Rank", CLAIMABLE, format_func=lambda r: r.value, key="four_rank")
-                button(st, "Take the four out of the game", key="four", on_click=act_from_state, args=("four", log_len))
+                # no one chosen before the table says who: a player filled in for it took four cards from the wrong hand
+                who = st.selectbox("Player", holders, index=None, placeholder="Who laid them out?", key="four_player")
+                rank = st.selectbox("Rank", CLAIMABLE, index=None, placeholder="Which rank?",
+                                    format_func=lambda r: r.value, key="four_rank")
+                button(st, "Take the four out of the game", key="four", disabled=who is None or rank is None,
+                       on_click=act_from_state, args=("four", log_len))
             else:
                 st.caption("Nobody holds four cards.")
 

@@ -311,12 +311,17 @@ def test_house_rules_choice_order_passing_and_fours(db):
     click(at, "pass")
     assert stored_state(db).state.game.turn == "Maya"
     assert "Sam passed." in [i.value for i in at.info]  # the last play's line still shows the kings: say it
+    # nobody is chosen for the table: a player filled in took four cards from the first seat's hand, not the one
+    # who laid them out (a browser review)
+    assert at.selectbox(key="four_player").value is None and at.button(key="four").disabled
     at.selectbox(key="four_player").set_value("Maya").run()
+    assert at.button(key="four").disabled, "the rank is not chosen yet either"
     at.selectbox(key="four_rank").set_value(Rank.SEVEN).run()
     click(at, "four")
     game = stored_state(db).state.game
     assert game.out_of_game == 4 and game.hands["Maya"] == 26 - 2 - 4
     assert "Maya laid out four 7s: out of the game." in [i.value for i in at.info]
+    assert at.selectbox(key="four_player").value is None, "chosen afresh for the next four"
 
 
 # --- the match table and sittings ------------------------------------------------------------
@@ -566,6 +571,12 @@ def test_undo_is_named_after_what_it_takes_back_even_after_an_undo(db):
     assert at.button(key="undo").label == "Undo the deal"
     click(at, "play_2")
     assert at.button(key="undo").label == "Undo Sam's play"
+    click(at, "cheat_Maya")
+    assert at.button(key="undo").label == "Undo Sam's play and the call", "the call goes with the play"
+    click(at, "reveal_add_7")
+    click(at, "reveal_back")  # a wrong card tapped in is taken back on its own
+    assert stored_call(db).caller == "Maya" and revealed(db) == []
+    click(at, "cancel_call")
     click(at, "undo")
     assert at.button(key="undo").label == "Undo the deal", "not an undo of the undo"
 

@@ -678,6 +678,13 @@ def play_keys(work: Path) -> dict:
         result["number alone"] = last()
         run.see("On a keyboard: the number, then the rank")
         result["hint"] = run.page.locator(".cr-choicekeys").first.text_content().strip()
+        # a phone has no keyboard: at its width the hint is not shown
+        run.page.set_viewport_size({"width": 390, "height": 844})
+        run.page.wait_for_timeout(400)
+        result["hint shown on a phone"] = run.page.locator(".cr-keyhint").first.is_visible()
+        run.page.set_viewport_size({"width": 1280, "height": 1000})
+        run.page.wait_for_timeout(400)
+        result["hint shown on a laptop"] = run.page.locator(".cr-keyhint").first.is_visible()
         run.page.keyboard.press("1")
         result["held"] = run.page.locator(".cr-pending").first.text_content().strip()
         result["marked"] = run.page.locator(".cr-armed").count()
