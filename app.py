@@ -41,7 +41,7 @@ from assistant import (  # noqa: E402
 )
 from assistant.game import default_dealer  # noqa: E402
 from assistant.referee import Referee  # noqa: E402
-from assistant.rules import CountRule, Order, TableKind  # noqa: E402
+from assistant.rules import RANKED_POINTS, CountRule, Order, TableKind  # noqa: E402
 from assistant.storage import (DATA_SETTING, DB_SETTING, MAX_SITTING_NAME, CalledFirst, CallChanged,  # noqa: E402
                                MovedOn, OpenCall, SqliteStore, StaleSitting, default_db_path)
 from ui import camera, words  # noqa: E402
@@ -277,14 +277,27 @@ def act(event, at: int) -> None:
     """
     referee: Referee = st.session_state["_referee"]
     undone = referee.sitting.last_counted if isinstance(event, Undo) else None
+    placed = referee.state.game.places if referee.state.game is not None else ()
     if record(event, at):
         end_call()
+        say_places(referee, placed)
         if undone is not None:
             flash("info", f"Took back {words.undo_label(undone).removeprefix('Undo ')}.")
         elif isinstance(event, Pass):
             flash("info", f"{event.player} passed.")
         elif isinstance(event, FourOfAKind):
             flash("info", f"{event.player} laid out four {words.rank_plural(event.rank)}: out of the game.")
+
+
+def say_places(referee: Referee, before: tuple[str, ...]) -> None:
+    """A player gone out on a ranked table while play goes on is said at the top (only their tile changed); the end of
+    a game has its own banner."""
+    game = referee.state.game
+    if game is None or game.over or len(game.places) <= len(before) or game.places[:len(before)] != before:
+        return
+    for place, name in enumerate(game.places[len(before):], start=len(before) + 1):
+        flash("success", f"{name} is out: place {place}, +{RANKED_POINTS[place - 1]} points. Play goes on for the "
+                         "next places.")
 
 
 def act_from_state(kind: str, at: int) -> None:
@@ -587,14 +600,16 @@ def deal(seats: tuple[str, ...], dealer: str | None, rules: Rules, random_first:
 # --- the game screen -----------------------------------------------------------------------------
 
 
-def hands_html(game) -> str:
+def hands_html(game, calling: bool = False) -> str:
+    """The hands as tiles; while a call is open the player whose turn comes after it "plays next" (not "to play":
+    nobody plays until the call is settled)."""
     tiles = []
     for name in game.players:
         classes = ["cr-hand"]
         tags = []
         if name == game.turn:
             classes.append("turn")
-            tags.append("to play")
+            tags.append("plays next" if calling else "to play")
         if name == game.dealer:
             tags.append("dealer")
         if name in game.places:
@@ -725,9 +740,12 @@ def cancel_call(call: OpenCall) -> None:
 def settle(call: OpenCall, revealed: tuple[Rank, ...], say_stale: bool = True) -> bool:
     """Give the verdict of the call this window shows, with these cards; refused where another window cancelled,
     settled or changed the call since."""
-    if attempt(lambda: st.session_state["_referee"].settle(call, revealed), say_stale):
+    referee: Referee = st.session_state["_referee"]
+    placed = referee.state.game.places if referee.state.game is not None else ()
+    if attempt(lambda: referee.settle(call, revealed), say_stale):
         note_event()
         end_call()
+        say_places(referee, placed)
         return True
     return False
 
@@ -921,7 +939,7 @@ def game_screen(referee: Referee) -> None:
         status = "can be called" if game.awaiting_call else ("called" if called else "stands")
         p2.markdown(f"<div class='cr-sub'>Last play</div><div class='cr-last'>{esc(claim.player)}: "
                     f"{esc(words.claim_text(claim))} <span class='cr-sub'>({status})</span></div>", unsafe_allow_html=True)
-    st.markdown(hands_html(game), unsafe_allow_html=True)
+    st.markdown(hands_html(game, calling=call is not None), unsafe_allow_html=True)
     if game.out_of_game:
         st.caption(f"{words.cards(game.out_of_game)} laid out as fours of a kind.")
     if game.seen:

@@ -290,6 +290,8 @@ def test_ranked_table_plays_on_for_places(db):
     game = stored_state(db).state.game
     assert game.places == ("Ann",) and not game.over
     assert "Cat's turn" in text(at)
+    # said at the top: only her tile changed, and a table busy with Ben's play would miss it
+    assert "Ann is out: place 1, +3 points. Play goes on for the next places." in [m.value for m in at.success]
     play_many(at, 13)  # Cat plays out
     play_many(at, 13)  # Dan plays out; Cat's play stood
     click(at, "nocall")
@@ -839,6 +841,15 @@ def test_the_game_screen_shows_the_cards_seen_face_up_and_where_they_can_be(db):
     assert "Seen face up, and where those cards can be now: in Maya's hand: A Joker" in text(at)
     click(at, "play_1")
     assert "in Maya's hand, or the pile: A Joker" in text(at)
+
+
+def test_while_a_call_is_open_the_next_player_plays_next_not_now(db):
+    at = deal(open_app(), "Sam", "Maya", "Leo")
+    click(at, "play_1")
+    click(at, "cheat_Leo")
+    assert "plays next" in text(at) and "to play" not in text(at)
+    click(at, "cancel_call")
+    assert "to play" in text(at)
 
 
 def test_a_card_seen_going_into_another_hand_cannot_be_tapped_in_for_a_reveal(db):
