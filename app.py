@@ -1471,14 +1471,19 @@ def table_screen(referee: Referee) -> None:
 
     st.subheader("History")
     if table.rows:
-        st.dataframe({
+        history = {
             "Game": [r.number for r in table.rows],
             "Winner": [r.winner for r in table.rows],
             "Places": [", ".join(r.places) for r in table.rows],
             "Table": ["ranked" if r.kind is TableKind.RANKED else "match" for r in table.rows],
             "Tracked": ["yes" if r.tracked else "one tap" for r in table.rows],
             "Players": [", ".join(r.players) for r in table.rows],  # last: the longest, and the least looked at
-        }, hide_index=True, key="history")
+        }
+        if TableKind.RANKED not in kinds:
+            del history["Places"]  # the winner again, on a match table
+        # room for a whole name of 16 letters ("Bartholomew Kemp" was cut where the first rows' names were short)
+        st.dataframe(history, hide_index=True, key="history", column_config={
+            "Winner": st.column_config.TextColumn(width="medium"), "Places": st.column_config.TextColumn(width="large")})
     else:
         st.caption("No game finished yet in this sitting.")
     if isinstance(referee.sitting.last_counted, Winner):

@@ -344,6 +344,7 @@ def test_match_table_one_tap_winner_standing_history_csv(db):
     history = at.dataframe[1].value
     assert list(history["Winner"]) == ["Alice", "Ben", "Alice"]
     assert list(history["Tracked"]) == ["one tap"] * 3
+    assert "Places" not in history, "on a match table the places are the winner again"
     assert at.get("vega_lite_chart"), "the standing has a bar chart"
     click(at, "undo_result")
     assert stored_state(db).state.table.scores() == {"Alice": 1, "Ben": 1, "Cara": 0, "Dev": 0}
@@ -653,6 +654,7 @@ def test_a_correction_given_up_keeps_the_first_verdict(db):
 def test_the_history_says_which_games_were_match_and_which_ranked(db):
     history = match_then_ranked_win().dataframe[1].value
     assert list(history["Table"]) == ["match", "ranked"]
+    assert list(history["Places"]) == ["Sam", "Maya"]
 
 
 def test_the_match_table_offers_the_players_after_the_deal_is_undone(db):
