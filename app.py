@@ -100,10 +100,26 @@ button.cr-armed {outline: 4px solid #f5b700; outline-offset: 3px;}
   :is(.st-key-grid_cheat, .st-key-grid_winner) button p {word-break: keep-all; overflow-wrap: normal;}
   /* labels that fit a phone's narrow buttons ("1 × K's", "Joker", "Bartholomew") */
   :is(.st-key-grid_play, .st-key-grid_reveal, .st-key-grid_cheat) button p {font-size: 1.1rem !important;}
-  /* a fifth of a phone's width holds "Joker" or its key, not both (a desktop's window that narrow shows keys) */
-  .st-key-grid_reveal kbd {display: none;}
+  /* a fifth of a phone's width holds "Joker" or its key, not both (a desktop's window that narrow shows keys); the
+     play buttons' keys go the same way */
+  .st-key-grid_reveal kbd, .st-key-grid_play kbd {display: none;}
   /* nor the keys of a play where the order gives a choice of rank (the number typed still shows) */
   .cr-keyhint {display: none;}
+  /* the turn line and the buttons of a turn on one screen (the first play button was 1,006 px down a 844 px phone):
+     the pile beside the last play, the hands two to a row in smaller tiles, smaller small print, less room above */
+  .st-key-grid_pile [data-testid="stHorizontalBlock"] {flex-wrap: nowrap !important; gap: 0.8rem !important;}
+  .st-key-grid_pile [data-testid="stHorizontalBlock"] > [data-testid="stColumn"] {
+    min-width: 0 !important; width: auto !important; flex: 1 1 0 !important;}
+  .st-key-grid_pile [data-testid="stHorizontalBlock"] > [data-testid="stColumn"]:last-child {flex: 2.4 1 0 !important;}
+  .cr-pile {font-size: 1.6rem;}
+  .cr-last {font-size: 1.15rem;}
+  .cr-sub {font-size: 1.05rem;}
+  .cr-hands {gap: 0.4rem; margin: 0.3rem 0;}
+  .cr-hand, .cr-hands.many .cr-hand {flex: 1 1 40%; min-width: 0; padding: 0.15rem 0.4rem;}
+  .cr-hand .n, .cr-hands.many .cr-hand .n {font-size: 1.7rem; line-height: 1.05;}
+  .cr-hand .who, .cr-hands.many .cr-hand .who {font-size: 1rem;}
+  .cr-hand .tag {font-size: 0.8rem;}
+  [data-testid="stMainBlockContainer"] {padding-top: 3rem !important;}
 }
 /* The camera's column where the camera is not wanted: hidden, not removed (the browser's camera keeps running). */
 .st-key-split [data-testid="stColumn"]:has(.cr-camera-hidden) {display: none !important;}
@@ -932,7 +948,7 @@ def game_screen(referee: Referee) -> None:
         call_panel(referee, game, call)
         st.divider()
 
-    p1, p2 = st.columns([1, 2])
+    p1, p2 = st.container(key="grid_pile").columns([1, 2])  # a grid kept in one row on a phone (the CSS)
     p1.markdown(f"<div class='cr-sub'>Pile</div><div class='cr-pile'>{game.pile} <span class='cr-sub'>card{'s' if game.pile != 1 else ''}</span></div>", unsafe_allow_html=True)
     if claim is not None:
         called = verdict is not None and verdict.claim == claim  # after a later pass too, not only while news

@@ -682,6 +682,13 @@ def play_keys(work: Path) -> dict:
         run.page.set_viewport_size({"width": 390, "height": 844})
         run.page.wait_for_timeout(400)
         result["hint shown on a phone"] = run.page.locator(".cr-keyhint").first.is_visible()
+        # and the turn line and the first play button on one phone screen, from the top
+        run.page.evaluate("""() => document.querySelectorAll('[data-testid="stMain"], [data-testid="stAppViewContainer"]')
+          .forEach(e => e.scrollTo(0, 0))""")
+        run.page.wait_for_timeout(300)
+        result["phone: turn line top, first play button bottom"] = run.page.evaluate("""() => [
+          document.querySelector('.cr-turn').getBoundingClientRect().top,
+          document.querySelector('[class*="st-key-play_"] button').getBoundingClientRect().bottom]""")
         run.page.set_viewport_size({"width": 1280, "height": 1000})
         run.page.wait_for_timeout(400)
         result["hint shown on a laptop"] = run.page.locator(".cr-keyhint").first.is_visible()
