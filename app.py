@@ -39,7 +39,7 @@ from assistant import (  # noqa: E402
     Winner,
     verdict_for,
 )
-from assistant.game import default_dealer  # noqa: E402
+from assistant.game import default_dealer, seen_conflict  # noqa: E402
 from assistant.referee import Referee  # noqa: E402
 from assistant.rules import RANKED_POINTS, CountRule, Order, TableKind  # noqa: E402
 from assistant.storage import (DATA_SETTING, DB_SETTING, MAX_SITTING_NAME, CalledFirst, CallChanged,  # noqa: E402
@@ -327,9 +327,13 @@ def act_from_state(kind: str, at: int) -> None:
     elif kind == "four":
         if ss.get("four_player") is not None and ss.get("four_rank") is not None:
             before = len(referee.sitting.log)
+            misfit = seen_conflict(game, ss["four_player"], (ss["four_rank"],) * 4) if game is not None else None
             act(FourOfAKind(ss["four_player"], ss["four_rank"]), at)
             if len(referee.sitting.log) > before:
                 ss["four_player"] = ss["four_rank"] = None  # chosen again for the next four
+                if misfit is not None:
+                    flash("warning", f"That four does not fit what the table saw: {misfit}. If the four is right, an "
+                                     "earlier reveal was entered wrong; the referee goes by the four.")
     elif kind == "places":
         players = ss.get("_table_players") or ()
         places = tuple(ss.get("ranked_places") or ())
@@ -1119,6 +1123,10 @@ def revealed_so_far(game, caller: str, claim, call: OpenCall) -> None:
         else:
             st.markdown(f"<div class='cr-sub'>If these are the cards: <b>{esc(verdict.announcement())}</b></div>",
                         unsafe_allow_html=True)
+            misfit = seen_conflict(game, claim.player, revealed)
+            if misfit is not None:
+                st.warning(f"These cards do not fit what the table saw: {misfit}. Check them; if they are right, an "
+                           "earlier reveal was entered wrong, and the referee goes by these.")
     button(st, "Apply the verdict", key="apply_verdict", type="primary", disabled=verdict is None, on_click=settle,
               args=(call, revealed))
 
@@ -1171,6 +1179,11 @@ def live_reading(referee: Referee, caller: str) -> None:
             except CheatError as error:
                 st.warning(f"The camera read {words.cards_shown(reading.ranks)}, which cannot be right ({error}): "
                            "enter the cards by hand.")
+                return
+            misfit = seen_conflict(referee.state.game, claim.player, reading.ranks)
+            if misfit is not None:  # a misreading, or an earlier reveal entered wrong: the table decides
+                st.warning(f"The camera read {words.cards_shown(reading.ranks)}, which does not fit what the table "
+                           f"saw ({misfit}): check the cards, and tap them in.")
                 return
             # another window's camera may give the same verdict first: nobody tapped, so that is not said
             if settle(call, reading.ranks, say_stale=False):

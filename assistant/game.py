@@ -15,7 +15,7 @@ from .cards import CLAIMABLE, Rank, step
 from .errors import IllegalAction, ImpossibleReveal
 from .events import Call, Event, FourOfAKind, NewGame, NoCall, Pass, Play, Undo, Winner
 from .rules import RANKED_POINTS, CountRule, Order, Rules, TableKind
-from .seen import Seen, count, elsewhere, emptied, laid_down, laid_out, picked_up, where
+from .seen import Seen, count, elsewhere, emptied, forget, laid_down, laid_out, picked_up, where
 
 
 def _cards(n: int) -> str:
@@ -457,18 +457,41 @@ def check_reveal(game: Game, revealed: tuple[Rank, ...]) -> None:
                 raise ImpossibleReveal("a joker was revealed, but jokers are off in this game")
             if seen > rules.jokers_in_deck:
                 raise ImpossibleReveal(f"{seen} jokers revealed, but the deck has only {rules.jokers_in_deck}")
-            left = rules.jokers_in_deck
-        else:
-            left = rules.copies_per_rank - game.fours_out.get(rank, 0)
-            if seen > left:
-                raise ImpossibleReveal(f"{_cards(seen)} of rank {rank.value} revealed, but {_in_play(left)} in play")
-        away = elsewhere(game.seen, rank, claim.player)
+            continue
+        left = rules.copies_per_rank - game.fours_out.get(rank, 0)
+        if seen > left:
+            raise ImpossibleReveal(f"{_cards(seen)} of rank {rank.value} revealed, but {_in_play(left)} in play")
+
+
+def _in_play_of(game: Game, rank: Rank) -> int:
+    rules = game.rules
+    return rules.jokers_in_deck if rank is Rank.JOKER else rules.copies_per_rank - game.fours_out.get(rank, 0)
+
+
+def seen_conflict(game: Game, player: str, cards: tuple[Rank, ...]) -> str | None:
+    """Why these cards, from ``player``'s hand (their last play turned up, or a four laid out), do not fit what the table
+    saw face up; None where they do. Said, never refused: the cards on the table are what they are, and what does not
+    fit them is an earlier reveal entered wrong (or a camera's misreading), which the table is asked to check. A
+    refusal left a table whose earlier reveal was mis-tapped no way on but undoing every turn since, and made
+    sittings stored before it unreadable."""
+    for rank, shown in Counter(cards).items():
+        left = _in_play_of(game, rank)
+        away = elsewhere(game.seen, rank, player)
         gone = count(away)
-        if seen > left - gone:
-            raise ImpossibleReveal(
-                f"{_of_rank(rank, seen)} revealed, but {claim.player} can have played {_at_most(left - gone)}: "
-                f"{gone} of the {left} in play {'was' if gone == 1 else 'were'} seen face up and "
-                f"{'is' if gone == 1 else 'are'} in {where(away, game.players)}")
+        if shown > left - gone:
+            return (f"{_of_rank(rank, shown)} from {player}, who can hold {_at_most(left - gone)}: {gone} of the "
+                    f"{left} in play {'was' if gone == 1 else 'were'} seen face up and {'is' if gone == 1 else 'are'} "
+                    f"in {where(away, game.players)}")
+    return None
+
+
+def _fitted(seen: Seen, player: str, cards: tuple[Rank, ...], game: Game) -> Seen:
+    """The seen cards, less those of a rank that ``cards`` show were not where the table thought (an earlier reveal
+    entered wrong): forgotten, as a card that may be gone is."""
+    for rank, shown in Counter(cards).items():
+        if shown > _in_play_of(game, rank) - count(elsewhere(seen, rank, player)):
+            seen = forget(seen, rank, player)
+    return seen
 
 
 def check_caller(game: Game, caller: str) -> None:
@@ -507,7 +530,8 @@ def _call(state: State, event: Call) -> State:
     game.hands[claim.player] -= verdict.count_difference
     game.hands[verdict.picked_up_by] += verdict.cards
     game.pile = 0
-    game.seen = emptied(picked_up(game.seen, verdict.revealed, verdict.picked_up_by), game.hands, None)
+    fitted = _fitted(game.seen, claim.player, verdict.revealed, state.game)
+    game.seen = emptied(picked_up(fitted, verdict.revealed, verdict.picked_up_by), game.hands, None)
     game.last_call = verdict
     game.awaiting_call = False
     if game.rules.order is Order.SAME_UNTIL_CALL:
@@ -545,20 +569,13 @@ def _four_of_a_kind(state: State, event: FourOfAKind) -> State:
     laid = current.fours_out.get(event.rank, 0)
     if laid + 4 > rules.copies_per_rank:
         raise IllegalAction(f"all {rules.copies_per_rank} cards of rank {event.rank.value} are already out of the game")
-    left = rules.copies_per_rank - laid
-    away = elsewhere(current.seen, event.rank, event.player)
-    gone = count(away)
-    if left - gone < 4:
-        raise IllegalAction(
-            f"{event.player} cannot hold four cards of rank {event.rank.value}: {gone} of the {left} in play "
-            f"{'was' if gone == 1 else 'were'} seen face up and {'is' if gone == 1 else 'are'} in "
-            f"{where(away, current.players)}")
     game = current.copy()
     game.hands[event.player] -= 4
     game.out_of_game += 4
     game.fours_out = {**game.fours_out, event.rank: laid + 4}
     waiting = game.last_play.player if game.awaiting_call and game.last_play is not None else None
-    game.seen = emptied(laid_out(game.seen, event.player, event.rank), game.hands, waiting)
+    fitted = _fitted(game.seen, event.player, (event.rank,) * 4, current)
+    game.seen = emptied(laid_out(fitted, event.player, event.rank), game.hands, waiting)
     pending = game.awaiting_call and game.last_play is not None and game.last_play.player == event.player
     if game.hands[event.player] == 0 and not pending:
         _go_out(game, event.player)

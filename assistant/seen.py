@@ -3,7 +3,9 @@
 Why: the rules README has the referee keep "the cards that were shown face up in reveals and whose hand they went
 into". A card seen going into Bob's hand stays there until Bob lays cards face down (then it may be in the pile), and
 the pile goes whole to whoever picks it up. Followed that way, the seen cards say what a hand cannot hold: once the
-four aces have gone into Bob's hand, Cy cannot reveal an ace, nor lay out four of them.
+four aces have gone into Bob's hand, an ace turned up from Cy's play does not fit, and the table is told so (an
+earlier reveal entered wrong, or the camera misreading); the cards shown win, and the record that they contradict is
+forgotten.
 
 Each card of a :class:`SeenCards` group stands for one card of the deck, always in one of the places the group names. Two
 rules keep that true. A card seen again (Bob plays an ace he was seen to take, and it is turned up) must not count
@@ -61,6 +63,13 @@ def picked_up(seen: Seen, revealed: tuple[Rank, ...], taker: str) -> Seen:
 def laid_out(seen: Seen, player: str, rank: Rank) -> Seen:
     """``player`` laid out four of ``rank``: the seen cards of that rank in their hand may be among them, forgotten."""
     return _grouped((g.hands, g.pile, tuple(r for r in g.ranks if r is not rank) if player in g.hands else g.ranks)
+                    for g in seen)
+
+
+def forget(seen: Seen, rank: Rank, player: str) -> Seen:
+    """The seen cards of ``rank`` that could not be in ``player``'s hand, forgotten: the cards ``player`` showed say the
+    table's record of them was wrong."""
+    return _grouped((g.hands, g.pile, tuple(r for r in g.ranks if r is not rank) if player not in g.hands else g.ranks)
                     for g in seen)
 
 

@@ -194,6 +194,27 @@ def test_once_the_table_enters_cards_by_hand_the_camera_only_advises(db, scripte
     assert stored_state(db).state.game.last_call.revealed == (Rank.ACE, Rank.KING)
 
 
+def test_a_sure_reading_that_does_not_fit_the_cards_seen_waits_for_the_table(db, scripted_camera):
+    """Maya was seen taking all four aces: a sure reading of an ace and a 9 from Leo's play is a misreading, or
+    the table's earlier reveal was wrong. The camera does not decide it alone; the table is told why."""
+    at = deal(open_app(), "Sam", "Maya", "Leo")
+    click(at, "play_4")
+    click(at, "cheat_Maya")
+    for _ in range(4):
+        click(at, "reveal_add_A")
+    click(at, "apply_verdict")  # honest: Maya takes the four aces
+    click(at, "play_1")  # Maya
+    click(at, "play_2")  # Leo: two 3s
+    click(at, "cheat_Sam")
+    scripted_camera.reading = SURE_ACE_NINE
+    at.run()
+    at.run()
+    referee = stored_state(db)
+    assert referee.state.game.last_call.claim.count == 4 and referee.open_call() is not None, "no verdict from it"
+    assert any("The camera read A 9, which does not fit what the table saw (1 card of rank A from Leo, who can hold "
+               "none" in w for w in errors(at)), errors(at)
+
+
 class FeedCamera:
     """A server camera with the app's real feed and no device: the test hands the feed its frames."""
 

@@ -9,7 +9,6 @@ from assistant import (
     CLAIMABLE, Call, FourOfAKind, NewGame, NoCall, Pass, Play, Rank, Rules, Sitting, Undo, Winner,
 )
 from assistant.game import Game, State
-from assistant.seen import count as seen_count, elsewhere
 
 Pick = Callable[[int], int]
 
@@ -34,18 +33,14 @@ def legal_events(state: State, pick: Pick, names: tuple[str, ...], rules: Rules,
             menu.append(Pass(game.turn))
     if game.awaiting_call and game.last_play is not None:
         callers = [p for p in game.players if p != game.last_play.player and p not in game.places]
-        revealed = _reveal(game, pick)
-        if callers and revealed:
-            menu.append(Call(callers[pick(len(callers))], revealed))
+        if callers:
+            menu.append(Call(callers[pick(len(callers))], _reveal(game, pick)))
         menu.append(NoCall())
     if rules.four_of_a_kind:
         holders = [p for p in game.players if p not in game.places and game.hands[p] >= 4]
-        if holders:
-            holder = holders[pick(len(holders))]
-            ranks = [r for r in CLAIMABLE if game.fours_out.get(r, 0) + 4 + seen_count(elsewhere(game.seen, r, holder))
-                     <= rules.copies_per_rank]
-            if ranks:
-                menu.append(FourOfAKind(holder, ranks[pick(len(ranks))]))
+        ranks = [r for r in CLAIMABLE if game.fours_out.get(r, 0) + 4 <= rules.copies_per_rank]
+        if holders and ranks:
+            menu.append(FourOfAKind(holders[pick(len(holders))], ranks[pick(len(ranks))]))
     if pick(50) == 0:
         menu.append(Winner(game.active[pick(len(game.active))]))
     if undo_ok:
@@ -61,28 +56,22 @@ def _play_would_end_over_pending(game: Game) -> bool:
 
 
 def _reveal(game: Game, pick: Pick) -> tuple[Rank, ...]:
-    """Cards the deck can hold: mostly honest, sometimes a wrong rank or a wrong count (none, where the reveals made
-    up before leave the player nothing to show)."""
+    """Cards the deck can hold: mostly honest, sometimes a wrong rank or a wrong count."""
     claim = game.last_play
     held = game.hands[claim.player] + claim.count
     size = claim.count
     if pick(5) == 0:
         size = max(1, min(held, claim.count + pick(3) - 1))
     rules = game.rules
-    # what the player can have held: the deck's cards, less those out and those seen going into other hands
     stock = Counter({r: rules.copies_per_rank - game.fours_out.get(r, 0) for r in CLAIMABLE})
     if rules.jokers:
         stock[Rank.JOKER] = rules.jokers_in_deck
-    for rank in list(stock):
-        stock[rank] -= seen_count(elsewhere(game.seen, rank, claim.player))
     cards: list[Rank] = []
     for _ in range(size):
         choice = pick(4)
         rank = claim.rank if choice < 3 else (Rank.JOKER if rules.jokers and pick(2) else CLAIMABLE[pick(13)])
         if stock[rank] <= 0:
-            rank = next((r for r, left in stock.items() if left > 0), None)
-            if rank is None:  # made-up reveals before have put every card the player could hold elsewhere
-                return ()
+            rank = next(r for r, left in stock.items() if left > 0)
         stock[rank] -= 1
         cards.append(rank)
     return tuple(cards)
