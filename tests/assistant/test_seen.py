@@ -165,15 +165,10 @@ def play_a_real_game(rules: Rules, players: int, seed: int, steps: int = 400) ->
         if game.over:
             break
         if game.awaiting_call and rng.random() < 0.4:
-            callers = [p for p in game.players if p != game.last_play.player and p not in game.places]
-            if callers:
-                assert seen_conflict(game, game.last_play.player, tuple(last)) is None, "real cards always fit"
-                table.apply(Call(rng.choice(callers), tuple(last)))
-                calls += 1
-                hands[table.state.game.last_call.picked_up_by] += pile
-                pile = []
-                bounded = max(bounded, check_bounds(table, hands))
-                continue
+            pile = call(table, rng, last, pile, hands)
+            calls += 1
+            bounded = max(bounded, check_bounds(table, hands))
+            continue
         if rules.four_of_a_kind and rng.random() < 0.2:
             fours = [(p, r) for p, hand in hands.items() for r, n in Counter(hand).items()
                      if n >= 4 and r is not R.JOKER and p not in game.places]
@@ -196,14 +191,32 @@ def play_a_real_game(rules: Rules, players: int, seed: int, steps: int = 400) ->
         rng.shuffle(honest)
         others = [c for c in hands[player] if c not in (rank, R.JOKER)]
         rng.shuffle(others)
-        last = (honest + others)[:count] if rng.random() < 0.7 else (others + honest)[:count]
+        # now and then one card more or fewer than claimed, which a call then turns up at once: the referee can follow
+        # a count only once it is shown
+        laid = count + (rng.choice((-1, 1)) if rng.random() < 0.1 else 0)
+        laid = laid if 1 <= laid <= len(hands[player]) else count
+        last = ((honest + others) if rng.random() < 0.7 else (others + honest))[:laid]
         if not settled(table, Play(player, count, rank if len(game.ranks_allowed) > 1 else None)):
             continue
         for card in last:
             hands[player].remove(card)
         pile += last
+        if laid != count:
+            pile = call(table, rng, last, pile, hands)
+            calls += 1
         bounded = max(bounded, check_bounds(table, hands))
     return calls, bounded
+
+
+def call(table: Sitting, rng: random.Random, last: list[Rank], pile: list[Rank], hands: dict[str, list[Rank]]):
+    """Someone calls the last play and its real cards are turned up: they must fit the seen cards; the pile goes to
+    whoever the referee says. Returns the pile, now empty."""
+    game = table.state.game
+    callers = [p for p in game.players if p != game.last_play.player and p not in game.places]
+    assert seen_conflict(game, game.last_play.player, tuple(last)) is None, "real cards always fit"
+    table.apply(Call(rng.choice(callers), tuple(last)))
+    hands[table.state.game.last_call.picked_up_by] += pile
+    return []
 
 
 def settled(table: Sitting, event) -> bool:
