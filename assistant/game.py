@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from .cards import CLAIMABLE, Rank, step
 from .errors import IllegalAction, ImpossibleReveal
-from .events import Call, Event, FourOfAKind, NewGame, NoCall, Pass, Play, Undo, Winner
+from .events import Call, Event, FourOfAKind, NewGame, NoCall, Pass, Play, Winner
 from .rules import RANKED_POINTS, CountRule, Order, Rules, TableKind
 from .seen import Seen, count, elsewhere, emptied, forget, laid_down, laid_out, picked_up, where
 
