@@ -39,7 +39,7 @@ from assistant import (  # noqa: E402
     Winner,
     verdict_for,
 )
-from assistant.game import default_dealer, seen_conflict  # noqa: E402
+from assistant.game import default_dealer, ranked_places_most, seen_conflict  # noqa: E402
 from assistant.referee import Referee  # noqa: E402
 from assistant.rules import RANKED_POINTS, CountRule, Order, TableKind  # noqa: E402
 from assistant.storage import (DATA_SETTING, DB_SETTING, MAX_SITTING_NAME, CalledFirst, CallChanged,  # noqa: E402
@@ -283,7 +283,7 @@ def record(event, at: int) -> bool:
     return attempt_event(lambda: st.session_state["_referee"].record(event, at=at))
 
 
-def act(event, at: int) -> None:
+def act(event, at: int) -> bool:
     """A button's callback: record the event it was drawn for, on the game as it was drawn (``at``: its log's length).
 
     Callbacks run before the page is redrawn: a second tap made before the page redrew after the first (Undo tapped
@@ -294,15 +294,17 @@ def act(event, at: int) -> None:
     referee: Referee = st.session_state["_referee"]
     undone = referee.sitting.last_counted if isinstance(event, Undo) else None
     placed = referee.state.game.places if referee.state.game is not None else ()
-    if record(event, at):
-        end_call()
-        say_places(referee, placed)
-        if undone is not None:
-            flash("info", f"Took back {words.undo_label(undone).removeprefix('Undo ')}.")
-        elif isinstance(event, Pass):
-            flash("info", f"{event.player} passed.")
-        elif isinstance(event, FourOfAKind):
-            flash("info", f"{event.player} laid out four {words.rank_plural(event.rank)}: out of the game.")
+    if not record(event, at):
+        return False
+    end_call()
+    say_places(referee, placed)
+    if undone is not None:
+        flash("info", f"Took back {words.undo_label(undone).removeprefix('Undo ')}.")
+    elif isinstance(event, Pass):
+        flash("info", f"{event.player} passed.")
+    elif isinstance(event, FourOfAKind):
+        flash("info", f"{event.player} laid out four {words.rank_plural(event.rank)}: out of the game.")
+    return True
 
 
 def say_places(referee: Referee, before: tuple[str, ...]) -> None:
@@ -326,10 +328,8 @@ def act_from_state(kind: str, at: int) -> None:
         act(Play(game.turn, int(ss.get("play_many_n", 1)), rank), at)
     elif kind == "four":
         if ss.get("four_player") is not None and ss.get("four_rank") is not None:
-            before = len(referee.sitting.log)
             misfit = seen_conflict(game, ss["four_player"], (ss["four_rank"],) * 4) if game is not None else None
-            act(FourOfAKind(ss["four_player"], ss["four_rank"]), at)
-            if len(referee.sitting.log) > before:
+            if act(FourOfAKind(ss["four_player"], ss["four_rank"]), at):
                 ss["four_player"] = ss["four_rank"] = None  # chosen again for the next four
                 if misfit is not None:
                     flash("warning", f"That four does not fit what the table saw: {misfit}. If the four is right, an "
@@ -965,8 +965,9 @@ def game_screen(referee: Referee) -> None:
     if game.seen:
         st.caption(f"Seen face up, and where those cards can be now: {words.seen_text(game.seen, game.players)}",
                    help="The referee follows the cards turned up at each call: a card seen going into a hand stays "
-                        "there until that player lays cards down, and the pile goes to whoever picks it up. A reveal "
-                        "or a four laid out that needs cards seen elsewhere is refused.")
+                        "there until that player lays cards down, and the pile goes to whoever picks it up. Cards "
+                        "turned up, or four laid out, that need cards seen elsewhere do not fit: the screen says where "
+                        "those were seen, and the referee goes by the cards shown.")
 
     if call is not None:
         pass
@@ -987,8 +988,8 @@ def game_screen(referee: Referee) -> None:
     else:
         label = "Undo" if last is None else words.undo_label(last)
         if call is not None and last is not None:
-            # the call is no event of its own: an undo takes back the play called, and the call with it (a player who
-            # tapped a wrong card and reached for Undo lost the call; "Back one card" is the way)
+            # the call is no event of its own: an undo takes back the play called, and any event recorded ends the call
+            # (a player who tapped a wrong card and reached for Undo lost the call; "Back one card" is the way)
             label += " and the call"
         button(st, label, key="undo", disabled=last is None,
                help="Takes back the last action (key U)", on_click=act, args=(Undo(), log_len), shortcut="U")
@@ -1489,7 +1490,7 @@ def table_screen(referee: Referee) -> None:
             for col, name in zip(grid.columns(per_row), players[row_start:row_start + per_row]):
                 button(col, name, key=f"winner_{name}", on_click=record_winner, args=(name, players, log_len), width="stretch",
                            wrap=True)
-        most = min(3, len(players) - 1)  # the player left with cards at the end takes no place
+        most = ranked_places_most(len(players))
         if table.kind is TableKind.RANKED and most >= 2:  # two players: the winner's tap is the whole result
             st.session_state["_table_players"] = players
             places = st.multiselect(f"Or the places, in order (up to {words.number(most)})", players,

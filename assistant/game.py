@@ -278,6 +278,9 @@ def _winner(state: State, event: Winner) -> State:
             raise IllegalAction(f"{name} is not one of the players ({', '.join(players)})")
     if len(set(places)) != len(places):
         raise IllegalAction("a player can take only one place")
+    # every player placed: the last is the one left with cards, who takes no place (a sitting stored before this rule
+    # may hold such a result, so it is read, not refused)
+    places = places[:ranked_places_most(len(players))] if table.kind is TableKind.RANKED else places
     if in_progress:
         ended = game.copy()
         ended.places, ended.over, ended.turn, ended.awaiting_call = places, True, None, False
@@ -285,16 +288,18 @@ def _winner(state: State, event: Winner) -> State:
     return State(game, table.with_row(players, places, tracked=False))
 
 
+def ranked_places_most(players: int) -> int:
+    """The places a ranked game of ``players`` gives: three at most, and none to the player left with cards."""
+    return min(len(RANKED_POINTS), players - 1)
+
+
 def _result_places(kind: TableKind, event: Winner, players: tuple[str, ...]) -> tuple[str, ...]:
-    """The places a result records. The player left holding cards at the end takes no place (as in a game tracked to
-    its end), so a ranked game of three records at most two."""
+    """The places a result names (on a ranked table at most three, and at most one a player)."""
     if event.places is not None:
         if kind is TableKind.MATCH:
             raise IllegalAction("places are for a ranked table; on a match table record the winner")
-        most = min(len(RANKED_POINTS), len(players) - 1)
-        if not 1 <= len(event.places) <= most:
-            raise IllegalAction(f"a ranked game of {len(players)} players records 1 to {most} places: the player "
-                                "left with cards at the end takes none")
+        if not 1 <= len(event.places) <= min(len(RANKED_POINTS), len(players)):
+            raise IllegalAction(f"a ranked table records 1 to {min(len(RANKED_POINTS), len(players))} places")
         if event.player is not None and event.player != event.places[0]:
             raise IllegalAction(f"the winner {event.player} must be first in the places")
         return event.places
@@ -339,6 +344,7 @@ def _settle(game: Game) -> None:
     game.awaiting_call = False
     if claim is not None and game.hands[claim.player] == 0:
         _go_out(game, claim.player)
+        game.seen = emptied(game.seen, game.hands, None)  # the cards seen in that hand went down with its last play
 
 
 def _go_out(game: Game, name: str) -> None:
@@ -397,7 +403,9 @@ def _play(state: State, event: Play) -> State:
     game = _settled_copy(current)
     game.hands[event.player] -= event.count
     game.pile += event.count
-    game.seen = laid_down(game.seen, event.player)  # a hand emptied by this play: its seen cards may be in the play
+    # any card seen going into this hand may now be in the pile (in a hand this play emptied too: it is turned up if
+    # the play is called)
+    game.seen = laid_down(game.seen, event.player)
     game.last_play = Claim(event.player, event.count, rank)
     game.awaiting_call = True
     _move_reference_on(game, rank)
@@ -458,7 +466,7 @@ def check_reveal(game: Game, revealed: tuple[Rank, ...]) -> None:
             if seen > rules.jokers_in_deck:
                 raise ImpossibleReveal(f"{seen} jokers revealed, but the deck has only {rules.jokers_in_deck}")
             continue
-        left = rules.copies_per_rank - game.fours_out.get(rank, 0)
+        left = _in_play_of(game, rank)
         if seen > left:
             raise ImpossibleReveal(f"{_cards(seen)} of rank {rank.value} revealed, but {_in_play(left)} in play")
 
@@ -474,23 +482,30 @@ def seen_conflict(game: Game, player: str, cards: tuple[Rank, ...]) -> str | Non
     fit them is an earlier reveal entered wrong (or a camera's misreading), which the table is asked to check. A
     refusal left a table whose earlier reveal was mis-tapped no way on but undoing every turn since, and made
     sittings stored before it unreadable."""
-    for rank, shown in Counter(cards).items():
-        left = _in_play_of(game, rank)
-        away = elsewhere(game.seen, rank, player)
+    for rank, shown, left, away in _misfits(game, player, cards):
         gone = count(away)
-        if shown > left - gone:
-            return (f"{_of_rank(rank, shown)} from {player}, who can hold {_at_most(left - gone)}: {gone} of the "
-                    f"{left} in play {'was' if gone == 1 else 'were'} seen face up and {'is' if gone == 1 else 'are'} "
-                    f"in {where(away, game.players)}")
+        return (f"{_of_rank(rank, shown)} from {player}, who can hold {_at_most(left - gone)}: {gone} of the "
+                f"{left} in play {'was' if gone == 1 else 'were'} seen face up and {'is' if gone == 1 else 'are'} "
+                f"in {where(away, game.players)}")
     return None
 
 
-def _fitted(seen: Seen, player: str, cards: tuple[Rank, ...], game: Game) -> Seen:
-    """The seen cards, less those of a rank that ``cards`` show were not where the table thought (an earlier reveal
-    entered wrong): forgotten, as a card that may be gone is."""
+def _misfits(game: Game, player: str, cards: tuple[Rank, ...]):
+    """Each rank of ``cards`` that ``player`` cannot hold so many of, by the seen cards: (rank, how many shown, how many
+    in play, the seen cards of that rank elsewhere)."""
     for rank, shown in Counter(cards).items():
-        if shown > _in_play_of(game, rank) - count(elsewhere(seen, rank, player)):
-            seen = forget(seen, rank, player)
+        left = _in_play_of(game, rank)
+        away = elsewhere(game.seen, rank, player)
+        if shown > left - count(away):
+            yield rank, shown, left, away
+
+
+def _fitted(game: Game, player: str, cards: tuple[Rank, ...]) -> Seen:
+    """The game's seen cards, less those of a rank that ``cards`` show were not where the table thought (an earlier
+    reveal entered wrong): forgotten, as a card that may be gone is."""
+    seen = game.seen
+    for rank, *_ in _misfits(game, player, cards):
+        seen = forget(seen, rank, player)
     return seen
 
 
@@ -530,8 +545,8 @@ def _call(state: State, event: Call) -> State:
     game.hands[claim.player] -= verdict.count_difference
     game.hands[verdict.picked_up_by] += verdict.cards
     game.pile = 0
-    fitted = _fitted(game.seen, claim.player, verdict.revealed, state.game)
-    game.seen = emptied(picked_up(fitted, verdict.revealed, verdict.picked_up_by), game.hands, None)
+    fitted = _fitted(state.game, claim.player, verdict.revealed)
+    game.seen = emptied(picked_up(fitted, verdict.revealed, claim.player, verdict.picked_up_by), game.hands, None)
     game.last_call = verdict
     game.awaiting_call = False
     if game.rules.order is Order.SAME_UNTIL_CALL:
@@ -574,7 +589,7 @@ def _four_of_a_kind(state: State, event: FourOfAKind) -> State:
     game.out_of_game += 4
     game.fours_out = {**game.fours_out, event.rank: laid + 4}
     waiting = game.last_play.player if game.awaiting_call and game.last_play is not None else None
-    fitted = _fitted(game.seen, event.player, (event.rank,) * 4, current)
+    fitted = _fitted(current, event.player, (event.rank,) * 4)
     game.seen = emptied(laid_out(fitted, event.player, event.rank), game.hands, waiting)
     pending = game.awaiting_call and game.last_play is not None and game.last_play.player == event.player
     if game.hands[event.player] == 0 and not pending:

@@ -52,9 +52,10 @@ def laid_down(seen: Seen, player: str) -> Seen:
     return _grouped((g.hands, g.pile or player in g.hands, g.ranks) for g in seen)
 
 
-def picked_up(seen: Seen, revealed: tuple[Rank, ...], taker: str) -> Seen:
-    """The pile, with the cards just turned up in it, goes into ``taker``'s hand."""
-    in_pile = Counter(rank for group in seen if group.pile for rank in group.ranks)
+def picked_up(seen: Seen, revealed: tuple[Rank, ...], player: str, taker: str) -> Seen:
+    """The pile, with the cards just turned up in it (``player``'s last play), goes into ``taker``'s hand. Of the seen
+    cards in the pile, only those that may have come from ``player``'s hand can be among the cards turned up."""
+    in_pile = Counter(rank for group in seen if group.pile and player in group.hands for rank in group.ranks)
     new = [rank for rank, count in Counter(revealed).items() for _ in range(max(0, count - in_pile[rank]))]
     moved = [(g.hands | {taker}, False, g.ranks) if g.pile else (g.hands, False, g.ranks) for g in seen]
     return _grouped(moved + [(frozenset((taker,)), False, tuple(new))])

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gc
 import json
+import math
 from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Iterator, TextIO
 
@@ -140,8 +141,15 @@ def _whole_number(digits: str) -> int:
     return int(digits)
 
 
+def _finite(digits: str) -> float:
+    value = float(digits)
+    if not math.isfinite(value):  # 1e999: Python reads it as inf, and would name it Infinity, which the file never says
+        raise _TooLong(f"the number {digits[:20]} is too large for any field of an event")
+    return value
+
+
 #: One decoder for every line (``json.loads`` with options builds a new one each call: a fifth of a replay's time).
-_DECODER = json.JSONDecoder(parse_constant=_not_json, parse_int=_whole_number)
+_DECODER = json.JSONDecoder(parse_constant=_not_json, parse_int=_whole_number, parse_float=_finite)
 
 
 def _decoded(number: int, line: str | bytes) -> str:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import html
+from typing import Iterable
 
 from assistant import Call, Claim, FourOfAKind, NewGame, NoCall, Pass, Play, Rank, Rules, Winner
 from assistant.rules import RANKED_POINTS, CountRule, Order, TableKind
-from assistant.seen import where
+from assistant.seen import Seen, where
 
 _NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
             "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty")
@@ -42,11 +43,12 @@ def card_word(rank: Rank) -> str:
     return "Joker" if rank is Rank.JOKER else rank.value
 
 
-def cards_shown(ranks, sep: str = " ") -> str:
+def cards_shown(ranks: Iterable[Rank], sep: str = " ") -> str:
+    """Cards as the table sees them laid out: "A 9 Joker"."""
     return sep.join(card_word(r) for r in ranks)
 
 
-def seen_text(seen, players: tuple[str, ...]) -> str:
+def seen_text(seen: Seen, players: tuple[str, ...]) -> str:
     """The cards seen face up in reveals and where they can be now, a group a place: "in Bob's hand: A A A A · in
     Bob's hand, or the pile: 7". Empty when none is known."""
     order = {rank: i for i, rank in enumerate(Rank)}

@@ -326,6 +326,19 @@ def test_house_rules_choice_order_passing_and_fours(db):
     assert at.selectbox(key="four_player").value is None, "chosen afresh for the next four"
 
 
+def test_a_four_refused_keeps_its_choices_and_says_nothing_of_a_four(db):
+    """A code review: a four refused because another window had moved the game on was taken as recorded (the log had
+    grown, by the other window's event), its choices cleared."""
+    at = deal(open_app(), "Sam", "Maya", rule_four=True)
+    at.selectbox(key="four_player").set_value("Maya").run()
+    at.selectbox(key="four_rank").set_value(Rank.SEVEN).run()
+    click(open_app(), "play_1")  # Sam plays in another window, after this one was drawn
+    click(at, "four")
+    assert stored_state(db).state.game.out_of_game == 0
+    assert "Maya laid out four 7s: out of the game." not in [i.value for i in at.info]
+    assert at.selectbox(key="four_player").value == "Maya" and at.selectbox(key="four_rank").value is Rank.SEVEN
+
+
 # --- the match table and sittings ------------------------------------------------------------
 
 

@@ -85,6 +85,8 @@ def test_a_call_is_reported_as_last_call(tmp_path):
         ('{"event": "play", "player": "Ben", "count": 1, "note": NaN}', "line 3: not valid JSON (NaN is not a JSON number)"),
         ('{"event": "play", "player": "Ben", "count": -Infinity}',
          "line 3: not valid JSON (-Infinity is not a JSON number)"),
+        ('{"event": "play", "player": "Ben", "count": 1e999}',  # valid JSON, which Python reads as inf
+         "line 3: the number 1e999 is too large for any field of an event"),
         ({"event": "new_game", "players": ["A", "B"], "rules": {"jokers": 1}},
          "line 3: rule jokers must be one of false, true, not 1"),  # JSON's words, not Python's True and None
         ({"event": "new_game", "players": ["A", "B"], "rules": {"table": None}},

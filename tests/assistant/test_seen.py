@@ -116,6 +116,26 @@ def test_a_hand_that_went_out_holds_none_of_the_cards_it_was_seen_to_take():
     assert places_of(table, R.ACE) == [({"Cy"}, False)] * 4
 
 
+def test_a_last_play_that_stands_takes_its_seen_cards_into_the_pile():
+    """A code review: Bob, out on a ranked table after his whole hand stood uncalled, was still shown holding the aces
+    he had taken."""
+    table = four_aces_to_bob(max_cards=None, table=TableKind.RANKED)
+    table.apply(Play("Bob", 21))
+    table.apply(NoCall())
+    assert table.state.game.places == ("Bob",)
+    assert places_of(table, R.ACE) == [(frozenset(), True)] * 4
+
+
+def test_a_card_turned_up_is_new_unless_a_seen_card_could_have_come_from_that_hand():
+    """Bob's cards, aces perhaps, are in the pile; Cy's ace, turned up, cannot be one of them (it came from Cy's hand):
+    it is followed, as Cy's, beside the four that may be anywhere Bob's went."""
+    table = four_aces_to_bob(decks=2)
+    table.apply(Play("Bob", 1))
+    table.apply(Play("Cy", 1))
+    table.apply(Call("Ann", (R.ACE,)))  # Cy claimed a 3: a lie, and Cy takes the pile
+    assert places_of(table, R.ACE) == [({"Bob", "Cy"}, False)] * 4 + [({"Cy"}, False)]
+
+
 def test_a_four_laid_out_forgets_the_seen_cards_it_may_hold():
     table = four_aces_to_bob(four_of_a_kind=True, decks=2)
     table.apply(FourOfAKind("Bob", R.ACE))
@@ -139,11 +159,10 @@ def test_undo_and_replay_give_back_the_seen_cards():
 
 
 def deck(rules: Rules) -> list[Rank]:
-    cards = [rank for rank in CLAIMABLE for _ in range(rules.copies_per_rank)] + [R.JOKER] * rules.jokers_in_deck
-    return cards
+    return [rank for rank in CLAIMABLE for _ in range(rules.copies_per_rank)] + [R.JOKER] * rules.jokers_in_deck
 
 
-def play_a_real_game(rules: Rules, players: int, seed: int, steps: int = 400) -> int:
+def play_a_real_game(rules: Rules, players: int, seed: int, steps: int = 400) -> tuple[int, int]:
     """Deal a shuffled deck as the referee does, and play: each player lays down real cards from their hand (the claimed
     rank when they hold it, or a bluff), calls turn up the real cards and the pile goes to whoever the referee says.
     Every event a real deck allows must be accepted and fit the seen cards, and at every step each hand holds no more
@@ -167,7 +186,7 @@ def play_a_real_game(rules: Rules, players: int, seed: int, steps: int = 400) ->
         if game.awaiting_call and rng.random() < 0.4:
             pile = call(table, rng, last, pile, hands)
             calls += 1
-            bounded = max(bounded, check_bounds(table, hands))
+            bounded = max(bounded, check_bounds(table, hands, pile))
             continue
         if rules.four_of_a_kind and rng.random() < 0.2:
             fours = [(p, r) for p, hand in hands.items() for r, n in Counter(hand).items()
@@ -178,7 +197,7 @@ def play_a_real_game(rules: Rules, players: int, seed: int, steps: int = 400) ->
                 table.apply(FourOfAKind(player, rank))
                 for _ in range(4):
                     hands[player].remove(rank)
-                bounded = max(bounded, check_bounds(table, hands))
+                bounded = max(bounded, check_bounds(table, hands, pile))
                 continue
         player = game.turn
         if rules.passing and rng.random() < 0.1:
@@ -204,7 +223,7 @@ def play_a_real_game(rules: Rules, players: int, seed: int, steps: int = 400) ->
         if laid != count:
             pile = call(table, rng, last, pile, hands)
             calls += 1
-        bounded = max(bounded, check_bounds(table, hands))
+        bounded = max(bounded, check_bounds(table, hands, pile))
     return calls, bounded
 
 
@@ -230,9 +249,9 @@ def settled(table: Sitting, event) -> bool:
     return True
 
 
-def check_bounds(table: Sitting, hands: dict[str, list[Rank]]) -> int:
-    """Assert that no hand holds more of a rank than the seen cards leave it; the number of (player, rank) pairs that
-    the seen cards bound."""
+def check_bounds(table: Sitting, hands: dict[str, list[Rank]], pile: list[Rank]) -> int:
+    """Assert that no hand holds more of a rank than the seen cards leave it, nor the pile more than the seen cards
+    that cannot be in it; the number of (player, rank) pairs that the seen cards bound."""
     game = table.state.game
     rules = game.rules
     assert {p: len(h) for p, h in hands.items()} == game.hands, "the referee's hands are the real ones"
@@ -243,6 +262,10 @@ def check_bounds(table: Sitting, hands: dict[str, list[Rank]]) -> int:
             away = count(elsewhere(game.seen, rank, player))
             assert hand.count(rank) <= in_play - away, (player, rank, game.seen)
             bounded += away > 0
+    for rank in set(pile):
+        in_play = rules.jokers_in_deck if rank is R.JOKER else rules.copies_per_rank - game.fours_out.get(rank, 0)
+        held = sum(1 for g in game.seen if not g.pile for r in g.ranks if r is rank)
+        assert pile.count(rank) <= in_play - held, ("pile", rank, game.seen)
     return bounded
 
 
