@@ -102,7 +102,7 @@ button.cr-armed {outline: 4px solid #f5b700; outline-offset: 3px;}
   :is(.st-key-grid_play, .st-key-grid_reveal, .st-key-grid_cheat) button p {font-size: 1.1rem !important;}
   /* a fifth of a phone's width holds "Joker" or its key, not both (a desktop's window that narrow shows keys); the
      play buttons' keys go the same way */
-  .st-key-grid_reveal kbd, .st-key-grid_play kbd {display: none;}
+  .st-key-grid_reveal kbd, .st-key-grid_play kbd, .st-key-undo kbd {display: none;}
   /* nor the keys of a play where the order gives a choice of rank (the number typed still shows) */
   .cr-keyhint {display: none;}
   /* the turn line and the buttons of a turn on one screen (the first play button was 1,006 px down a 844 px phone):
@@ -120,6 +120,10 @@ button.cr-armed {outline: 4px solid #f5b700; outline-offset: 3px;}
   .cr-hand .who, .cr-hands.many .cr-hand .who {font-size: 1rem;}
   .cr-hand .tag {font-size: 0.8rem;}
   [data-testid="stMainBlockContainer"] {padding-top: 3rem !important;}
+  /* and the pile and the hands under the buttons of the turn (after a verdict, or with six callers' names, the play
+     buttons were a screen down); the verdict in smaller letters */
+  [data-testid="stLayoutWrapper"]:has(> .st-key-board), .st-key-board {order: 1;}
+  .cr-verdict {font-size: 1.5rem; padding: 0.4rem 0.7rem;}
 }
 /* The camera's column where the camera is not wanted: hidden, not removed (the browser's camera keeps running). */
 .st-key-split [data-testid="stColumn"]:has(.cr-camera-hidden) {display: none !important;}
@@ -952,18 +956,19 @@ def game_screen(referee: Referee) -> None:
         call_panel(referee, game, call)
         st.divider()
 
-    p1, p2 = st.container(key="grid_pile").columns([1, 2])  # a grid kept in one row on a phone (the CSS)
+    board = st.container(key="board")  # under the buttons of the turn on a phone (the CSS)
+    p1, p2 = board.container(key="grid_pile").columns([1, 2])  # a grid kept in one row on a phone (the CSS)
     p1.markdown(f"<div class='cr-sub'>Pile</div><div class='cr-pile'>{game.pile} <span class='cr-sub'>card{'s' if game.pile != 1 else ''}</span></div>", unsafe_allow_html=True)
     if claim is not None:
         called = verdict is not None and verdict.claim == claim  # after a later pass too, not only while news
         status = "can be called" if game.awaiting_call else ("called" if called else "stands")
         p2.markdown(f"<div class='cr-sub'>Last play</div><div class='cr-last'>{esc(claim.player)}: "
                     f"{esc(words.claim_text(claim))} <span class='cr-sub'>({status})</span></div>", unsafe_allow_html=True)
-    st.markdown(hands_html(game, calling=call is not None), unsafe_allow_html=True)
+    board.markdown(hands_html(game, calling=call is not None), unsafe_allow_html=True)
     if game.out_of_game:
-        st.caption(f"{words.cards(game.out_of_game)} laid out as fours of a kind.")
+        board.caption(f"{words.cards(game.out_of_game)} laid out as fours of a kind.")
     if game.seen:
-        st.caption(f"Seen face up, and where those cards can be now: {words.seen_text(game.seen, game.players)}",
+        board.caption(f"Seen face up, and where those cards can be now: {words.seen_text(game.seen, game.players)}",
                    help="The referee follows the cards turned up at each call: a card seen going into a hand stays "
                         "there until that player lays cards down, and the pile goes to whoever picks it up. Cards "
                         "turned up, or four laid out, that need cards seen elsewhere do not fit: the screen says where "
@@ -1048,6 +1053,8 @@ def action_panel(referee: Referee, game, log_len: int) -> None:
         if choice:
             m2.selectbox("Rank", ranks, format_func=lambda r: r.value, key="play_many_rank")
         button(m3, f"Play {many}", key="play_many", on_click=act_from_state, args=("play_many", log_len))
+    if not (rules.passing or rules.four_of_a_kind):
+        return  # no empty row under the play buttons
     extra = st.columns(2)
     if rules.passing:
         button(extra[0], f"{player} passes", key="pass", on_click=act, args=(Pass(player), log_len))

@@ -723,6 +723,23 @@ def play_keys(work: Path) -> dict:
         run.page.wait_for_timeout(1000)
         run.settle()
         result["after the turn ended"] = last()
+        # on a phone, after a verdict: the verdict, the turn line and the play buttons on one screen, the pile and the
+        # hands under them (they pushed the play buttons a screen down)
+        run.page.set_viewport_size({"width": 390, "height": 844})
+        run.tap("cheat_Maya")
+        run.tap("reveal_add_7")
+        run.tap("reveal_add_7")
+        run.tap("apply_verdict")
+        run.see("Lie: Sam picks up")
+        run.settle()
+        run.page.evaluate("""() => document.querySelectorAll('[data-testid="stMain"], [data-testid="stAppViewContainer"]')
+          .forEach(e => e.scrollTo(0, 0))""")
+        run.page.wait_for_timeout(300)
+        result["phone after a verdict: verdict top, first play button bottom, hands top"] = run.page.evaluate("""() => [
+          document.querySelector('.cr-verdict').getBoundingClientRect().top,
+          document.querySelector('[class*="st-key-play_"] button').getBoundingClientRect().bottom,
+          document.querySelector('.cr-hands').getBoundingClientRect().top]""")
+        run.page.set_viewport_size({"width": 1280, "height": 1000})
     return result
 
 
