@@ -55,6 +55,7 @@ CSS = """
    fainter text, and the red reads on white and on the dark page alike. */
 .cr-turn {font-size: clamp(2rem, 4.5vw, 3.2rem); font-weight: 800; line-height: 1.1; margin: 0.2rem 0;
   word-break: normal; overflow-wrap: break-word;}
+.cr-nb {white-space: nowrap;}
 .cr-due {font-size: clamp(1.6rem, 3.4vw, 2.4rem); font-weight: 700; color: #d93a2b; line-height: 1.25;
   word-break: normal; overflow-wrap: break-word;}
 .cr-sub {font-size: 1.4rem; opacity: 0.75;}
@@ -917,29 +918,29 @@ def game_screen(referee: Referee) -> None:
         places = words.places_text(latest.places) if latest.kind is TableKind.RANKED and len(latest.places) > 1 else ""
         shown = next((r for r in reversed(state.table.rows) if r.tracked), None)
         board = f" · below: game {shown.number}, won by {shown.winner}" if shown is not None else ""
-        st.markdown(f"<div class='cr-win'>🏆 {esc(latest.winner)} won game {latest.number}<div class='cr-places'>"
+        st.markdown(f"<div class='cr-win'>🏆 {words.name_html(latest.winner)} won game {latest.number}<div class='cr-places'>"
                     f"{esc(places) + ' · ' if places else ''}recorded on the match table{esc(board)}</div></div>",
                     unsafe_allow_html=True)
     elif game.over:
         winner = game.places[0]
         if game.rules.table is TableKind.RANKED and len(game.places) > 1:
             places = words.places_text(game.places)
-            st.markdown(f"<div class='cr-win'>🏆 {esc(winner)} wins!<div class='cr-places'>{esc(places)}</div></div>",
+            st.markdown(f"<div class='cr-win'>🏆 {words.name_html(winner)} wins!<div class='cr-places'>{esc(places)}</div></div>",
                         unsafe_allow_html=True)
         else:
-            st.markdown(f"<div class='cr-win'>🏆 {esc(winner)} wins!</div>", unsafe_allow_html=True)
+            st.markdown(f"<div class='cr-win'>🏆 {words.name_html(winner)} wins!</div>", unsafe_allow_html=True)
         # said once a game: keyed by its row on the match table, not by the log, which an undo of a later event moves
         speak(f"{winner} wins!", f"win:{st.session_state['_sitting_key']}:{len(state.table.rows)}")
     elif call is not None:
-        st.markdown(f"<div class='cr-turn'>{esc(call.caller)} calls Cheat! on {esc(claim.player)}</div>"
-                    f"<div class='cr-due'>{esc(claim.player)} claimed {esc(words.claim_text(claim))}: "
+        st.markdown(f"<div class='cr-turn'>{words.name_html(call.caller)} calls Cheat! on {words.name_html(claim.player)}</div>"
+                    f"<div class='cr-due'>{words.name_html(claim.player)} claimed {esc(words.claim_text(claim))}: "
                     f"turn those cards face up</div>", unsafe_allow_html=True)
     elif game.awaiting_call and claim is not None and game.hands[claim.player] == 0:
-        st.markdown(f"<div class='cr-turn'>{esc(claim.player)} played their last cards</div>"
-                    f"<div class='cr-due'>Cheat! or nobody calls: {esc(claim.player)} is out only if the play survives</div>",
+        st.markdown(f"<div class='cr-turn'>{words.name_html(claim.player)} played their last cards</div>"
+                    f"<div class='cr-due'>Cheat! or nobody calls: {words.name_html(claim.player)} is out only if the play survives</div>",
                     unsafe_allow_html=True)
     elif game.turn is not None:
-        st.markdown(f"<div class='cr-turn'>{esc(game.turn)}'s turn</div>"
+        st.markdown(f"<div class='cr-turn'>{words.name_html(game.turn)}'s turn</div>"
                     f"<div class='cr-due'>claims {esc(words.ranks_due(game.ranks_allowed))}</div>", unsafe_allow_html=True)
 
     if verdict_fresh:

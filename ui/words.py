@@ -171,5 +171,11 @@ def check_name(name: str, taken: list[str]) -> str | None:
     return None
 
 
+def name_html(name: str) -> str:
+    """A player's name for a heading, escaped, each word kept whole: "Anne-Sophie" broke at its hyphen on a phone
+    ("Anne- / Sophie is out"), while "Bartholomew Kemp" may still break at its space."""
+    return " ".join(f"<span class='cr-nb'>{esc(word)}</span>" for word in name.split(" "))
+
+
 def esc(text: object) -> str:
     return html.escape(str(text))

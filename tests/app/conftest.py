@@ -40,7 +40,8 @@ def reloaded(at: AppTest) -> AppTest:
 def text(at: AppTest) -> str:
     """Everything the page says in markdown, tags stripped, as one string."""
     parts = [m.value for m in at.markdown] + [m.value for m in at.main.get("caption")]
-    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", " ".join(parts)))
+    inline = re.sub(r"</?span[^>]*>", "", " ".join(parts))  # a span is inline: "<span>Maya</span>'s turn"
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", inline))
 
 
 def errors(at: AppTest) -> list[str]:

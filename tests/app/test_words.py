@@ -41,3 +41,10 @@ def test_the_honest_shortcut_reads_as_said_for_one_two_or_more_cards():
     assert words.honest_label(Claim("Sam", 1, Rank.ACE)) == "One ace: honest"
     assert words.honest_label(Claim("Sam", 2, Rank.QUEEN)) == "Both queens: honest"
     assert words.honest_label(Claim("Sam", 3, Rank.FIVE)) == "All three 5s: honest"
+
+
+def test_a_name_in_a_heading_is_kept_whole_but_may_break_between_its_words():
+    """"Anne- / Sophie is out" on a phone: a name broke at its hyphen. Each word is kept whole (and escaped)."""
+    assert words.name_html("Anne-Sophie") == "<span class='cr-nb'>Anne-Sophie</span>"
+    assert words.name_html("Bartholomew <Kemp>") == (
+        "<span class='cr-nb'>Bartholomew</span> <span class='cr-nb'>&lt;Kemp&gt;</span>")
