@@ -298,7 +298,7 @@ def act(event, at: int) -> bool:
     """
     referee: Referee = st.session_state["_referee"]
     undone = referee.sitting.last_counted if isinstance(event, Undo) else None
-    placed = referee.state.game.places if referee.state.game is not None else ()
+    placed = places_now(referee)
     if not record(event, at):
         return False
     end_call()
@@ -310,6 +310,11 @@ def act(event, at: int) -> bool:
     elif isinstance(event, FourOfAKind):
         flash("info", f"{event.player} laid out four {words.rank_plural(event.rank)}: out of the game.")
     return True
+
+
+def places_now(referee: Referee) -> tuple[str, ...]:
+    """The places of the game as it stands (none without a game), to compare with after an event (:func:`say_places`)."""
+    return referee.state.game.places if referee.state.game is not None else ()
 
 
 def say_places(referee: Referee, before: tuple[str, ...]) -> None:
@@ -766,7 +771,7 @@ def settle(call: OpenCall, revealed: tuple[Rank, ...], say_stale: bool = True) -
     """Give the verdict of the call this window shows, with these cards; refused where another window cancelled,
     settled or changed the call since."""
     referee: Referee = st.session_state["_referee"]
-    placed = referee.state.game.places if referee.state.game is not None else ()
+    placed = places_now(referee)
     if attempt(lambda: referee.settle(call, revealed), say_stale):
         note_event()
         end_call()

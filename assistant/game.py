@@ -237,9 +237,8 @@ def default_dealer(state: State, players: tuple[str, ...]) -> str:
             break
         untracked += 1
     previous = state.game.dealer if state.game is not None else None
-    if previous in players:
-        return players[(players.index(previous) + 1 + untracked) % len(players)]
-    return players[(len(players) - 1 + untracked) % len(players)]
+    last_dealt = players.index(previous) + 1 if previous in players else len(players) - 1
+    return players[(last_dealt + untracked) % len(players)]
 
 
 def _left_of(players: tuple[str, ...], name: str) -> str:
@@ -298,8 +297,9 @@ def _result_places(kind: TableKind, event: Winner, players: tuple[str, ...]) -> 
     if event.places is not None:
         if kind is TableKind.MATCH:
             raise IllegalAction("places are for a ranked table; on a match table record the winner")
-        if not 1 <= len(event.places) <= min(len(RANKED_POINTS), len(players)):
-            raise IllegalAction(f"a ranked table records 1 to {min(len(RANKED_POINTS), len(players))} places")
+        most = min(len(RANKED_POINTS), len(players))
+        if not 1 <= len(event.places) <= most:
+            raise IllegalAction(f"a ranked table records 1 to {most} places")
         if event.player is not None and event.player != event.places[0]:
             raise IllegalAction(f"the winner {event.player} must be first in the places")
         return event.places
@@ -466,12 +466,13 @@ def check_reveal(game: Game, revealed: tuple[Rank, ...]) -> None:
             if seen > rules.jokers_in_deck:
                 raise ImpossibleReveal(f"{seen} jokers revealed, but the deck has only {rules.jokers_in_deck}")
             continue
-        left = _in_play_of(game, rank)
+        left = in_play(game, rank)
         if seen > left:
             raise ImpossibleReveal(f"{_cards(seen)} of rank {rank.value} revealed, but {_in_play(left)} in play")
 
 
-def _in_play_of(game: Game, rank: Rank) -> int:
+def in_play(game: Game, rank: Rank) -> int:
+    """The cards of ``rank`` the game's deck holds, less those laid out in fours."""
     rules = game.rules
     return rules.jokers_in_deck if rank is Rank.JOKER else rules.copies_per_rank - game.fours_out.get(rank, 0)
 
@@ -494,7 +495,7 @@ def _misfits(game: Game, player: str, cards: tuple[Rank, ...]):
     """Each rank of ``cards`` that ``player`` cannot hold so many of, by the seen cards: (rank, how many shown, how many
     in play, the seen cards of that rank elsewhere)."""
     for rank, shown in Counter(cards).items():
-        left = _in_play_of(game, rank)
+        left = in_play(game, rank)
         away = elsewhere(game.seen, rank, player)
         if shown > left - count(away):
             yield rank, shown, left, away
@@ -591,8 +592,7 @@ def _four_of_a_kind(state: State, event: FourOfAKind) -> State:
     waiting = game.last_play.player if game.awaiting_call and game.last_play is not None else None
     fitted = _fitted(current, event.player, (event.rank,) * 4)
     game.seen = emptied(laid_out(fitted, event.player, event.rank), game.hands, waiting)
-    pending = game.awaiting_call and game.last_play is not None and game.last_play.player == event.player
-    if game.hands[event.player] == 0 and not pending:
+    if game.hands[event.player] == 0 and waiting != event.player:
         _go_out(game, event.player)
     return State(game, _end_row(state, game))
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Iterable, Mapping
+from typing import Callable, Iterable, Mapping
 
 from .cards import Rank
 
@@ -63,14 +63,18 @@ def picked_up(seen: Seen, revealed: tuple[Rank, ...], player: str, taker: str) -
 
 def laid_out(seen: Seen, player: str, rank: Rank) -> Seen:
     """``player`` laid out four of ``rank``: the seen cards of that rank in their hand may be among them, forgotten."""
-    return _grouped((g.hands, g.pile, tuple(r for r in g.ranks if r is not rank) if player in g.hands else g.ranks)
-                    for g in seen)
+    return _forgotten(seen, rank, lambda group: player in group.hands)
 
 
 def forget(seen: Seen, rank: Rank, player: str) -> Seen:
     """The seen cards of ``rank`` that could not be in ``player``'s hand, forgotten: the cards ``player`` showed say the
     table's record of them was wrong."""
-    return _grouped((g.hands, g.pile, tuple(r for r in g.ranks if r is not rank) if player not in g.hands else g.ranks)
+    return _forgotten(seen, rank, lambda group: player not in group.hands)
+
+
+def _forgotten(seen: Seen, rank: Rank, among: Callable[[SeenCards], bool]) -> Seen:
+    """The seen cards of ``rank`` in the groups ``among`` picks, let go."""
+    return _grouped((g.hands, g.pile, tuple(r for r in g.ranks if r is not rank) if among(g) else g.ranks)
                     for g in seen)
 
 

@@ -5,12 +5,28 @@ from __future__ import annotations
 from collections import Counter
 from typing import Callable
 
+from hypothesis import strategies as st
+
 from assistant import (
-    CLAIMABLE, Call, FourOfAKind, NewGame, NoCall, Pass, Play, Rank, Rules, Sitting, Undo, Winner,
+    CLAIMABLE, Call, CountRule, FourOfAKind, NewGame, NoCall, Order, Pass, Play, Rank, Rules, Sitting, TableKind, Undo,
+    Winner,
 )
 from assistant.game import Game, State
 
 Pick = Callable[[int], int]
+
+#: Every house rule, for the property tests.
+rules_strategy = st.builds(
+    Rules,
+    decks=st.sampled_from([1, 2]),
+    jokers=st.booleans(),
+    max_cards=st.sampled_from([4, None, 1, 6]),
+    order=st.sampled_from(list(Order)),
+    passing=st.booleans(),
+    count_rule=st.sampled_from(list(CountRule)),
+    four_of_a_kind=st.booleans(),
+    table=st.sampled_from(list(TableKind)),
+)
 
 
 def legal_events(state: State, pick: Pick, names: tuple[str, ...], rules: Rules, undo_ok: bool) -> list:

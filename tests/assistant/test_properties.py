@@ -12,19 +12,8 @@ from assistant import CheatError, CountRule, Order, Play, Rules, Sitting, TableK
 from assistant import sitting as sitting_module
 from assistant.sitting import replay, state_to_json, write_transcript
 
-from .randomgame import play_random
+from .randomgame import play_random, rules_strategy
 
-rules_strategy = st.builds(
-    Rules,
-    decks=st.sampled_from([1, 2]),
-    jokers=st.booleans(),
-    max_cards=st.sampled_from([4, None, 1, 6]),
-    order=st.sampled_from(list(Order)),
-    passing=st.booleans(),
-    count_rule=st.sampled_from(list(CountRule)),
-    four_of_a_kind=st.booleans(),
-    table=st.sampled_from(list(TableKind)),
-)
 names_strategy = st.integers(2, 8).map(lambda n: tuple(f"P{i}" for i in range(n)))
 choices_strategy = st.lists(st.integers(0, 2**16), min_size=20, max_size=600)
 

@@ -11,11 +11,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from assistant import (
-    CLAIMABLE, Call, CheatError, CountRule, FourOfAKind, IllegalAction, NewGame, NoCall, Order, Pass, Play, Rank, Rules,
-    Sitting, TableKind, replay,
+    CLAIMABLE, Call, CheatError, FourOfAKind, IllegalAction, NewGame, NoCall, Pass, Play, Rank, Rules, Sitting, TableKind,
+    replay,
 )
-from assistant.game import seen_conflict
+from assistant.game import in_play, seen_conflict
 from assistant.seen import count, elsewhere
+
+from .randomgame import rules_strategy
 
 R = Rank
 ACES = (R.ACE,) * 4
@@ -253,33 +255,17 @@ def check_bounds(table: Sitting, hands: dict[str, list[Rank]], pile: list[Rank])
     """Assert that no hand holds more of a rank than the seen cards leave it, nor the pile more than the seen cards
     that cannot be in it; the number of (player, rank) pairs that the seen cards bound."""
     game = table.state.game
-    rules = game.rules
     assert {p: len(h) for p, h in hands.items()} == game.hands, "the referee's hands are the real ones"
     bounded = 0
     for player, hand in hands.items():
         for rank in set(hand) | {r for group in game.seen for r in group.ranks}:
-            in_play = rules.jokers_in_deck if rank is R.JOKER else rules.copies_per_rank - game.fours_out.get(rank, 0)
             away = count(elsewhere(game.seen, rank, player))
-            assert hand.count(rank) <= in_play - away, (player, rank, game.seen)
+            assert hand.count(rank) <= in_play(game, rank) - away, (player, rank, game.seen)
             bounded += away > 0
     for rank in set(pile):
-        in_play = rules.jokers_in_deck if rank is R.JOKER else rules.copies_per_rank - game.fours_out.get(rank, 0)
         held = sum(1 for g in game.seen if not g.pile for r in g.ranks if r is rank)
-        assert pile.count(rank) <= in_play - held, ("pile", rank, game.seen)
+        assert pile.count(rank) <= in_play(game, rank) - held, ("pile", rank, game.seen)
     return bounded
-
-
-rules_strategy = st.builds(
-    Rules,
-    decks=st.sampled_from([1, 2]),
-    jokers=st.booleans(),
-    max_cards=st.sampled_from([4, None, 1, 6]),
-    order=st.sampled_from(list(Order)),
-    passing=st.booleans(),
-    count_rule=st.sampled_from(list(CountRule)),
-    four_of_a_kind=st.booleans(),
-    table=st.sampled_from(list(TableKind)),
-)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

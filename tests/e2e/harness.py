@@ -209,6 +209,12 @@ class Run:
     def verdicts(self) -> list[dict]:
         return self.page.evaluate("() => window.__verdicts || []")
 
+    def to_top(self) -> None:
+        """The page scrolled to its top (the app scrolls inside its main element, not the window)."""
+        self.page.evaluate("""() => document.querySelectorAll('[data-testid="stMain"], [data-testid="stAppViewContainer"]')
+          .forEach(e => e.scrollTo(0, 0))""")
+        self.page.wait_for_timeout(300)
+
     def shot(self, folder: Path | None, name: str, top: str = "[data-testid='stMainBlockContainer']") -> None:
         """A screenshot of the viewport, scrolled so that ``top`` is at the top of the page."""
         if folder is not None:
@@ -683,9 +689,7 @@ def play_keys(work: Path) -> dict:
         run.page.wait_for_timeout(400)
         result["hint shown on a phone"] = run.page.locator(".cr-keyhint").first.is_visible()
         # and the turn line and the first play button on one phone screen, from the top
-        run.page.evaluate("""() => document.querySelectorAll('[data-testid="stMain"], [data-testid="stAppViewContainer"]')
-          .forEach(e => e.scrollTo(0, 0))""")
-        run.page.wait_for_timeout(300)
+        run.to_top()
         result["phone: turn line top, first play button bottom"] = run.page.evaluate("""() => [
           document.querySelector('.cr-turn').getBoundingClientRect().top,
           document.querySelector('[class*="st-key-play_"] button').getBoundingClientRect().bottom]""")
@@ -732,9 +736,7 @@ def play_keys(work: Path) -> dict:
         run.tap("apply_verdict")
         run.see("Lie: Sam picks up")
         run.settle()
-        run.page.evaluate("""() => document.querySelectorAll('[data-testid="stMain"], [data-testid="stAppViewContainer"]')
-          .forEach(e => e.scrollTo(0, 0))""")
-        run.page.wait_for_timeout(300)
+        run.to_top()
         result["phone after a verdict: verdict top, first play button bottom, hands top"] = run.page.evaluate("""() => [
           document.querySelector('.cr-verdict').getBoundingClientRect().top,
           document.querySelector('[class*="st-key-play_"] button').getBoundingClientRect().bottom,
