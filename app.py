@@ -505,7 +505,6 @@ def add_player() -> None:
         return
     seats.append(name)
     st.session_state["new_player"] = ""
-    st.session_state.pop("name_problem", None)
 
 
 def kept_seats() -> list[str]:
@@ -553,8 +552,10 @@ def setup_screen(referee: Referee) -> None:
             # with a message that says the limit, where a box that stops at it would cut a pasted name silently
             a1.text_input("Add a player", key="new_player", placeholder=f"A name of up to {words.MAX_NAME} characters")
             a2.form_submit_button("Add player", key="add_player", on_click=add_player, width="stretch")
-        if st.session_state.get("name_problem"):
-            st.error(st.session_state["name_problem"])
+        # said once: the box keeps the refused name to put right, and any other tap (a seat moved, a rule changed,
+        # the next name added) takes the message away, as it no longer answers the last thing done
+        if problem := st.session_state.pop("name_problem", None):
+            st.error(problem)
 
         st.subheader("Dealer and first player")
         dealer = None
@@ -1532,7 +1533,7 @@ def table_screen(referee: Referee) -> None:
     if isinstance(referee.sitting.last_counted, Winner):
         button(st, "Undo the last result", key="undo_result", on_click=act, args=(Undo(), log_len))
     d1, d2 = st.columns(2)
-    d1.download_button("Download the match table (CSV)", referee.table_csv(), file_name="match-table.csv",
+    d1.download_button("Download the match table (CSV)", referee.table_csv_file(), file_name="match-table.csv",
                        mime="text/csv", key="csv", on_click="ignore")
     d2.download_button("Download the game log (transcript)", referee.transcript(), file_name="sitting.jsonl",
                        mime="application/jsonl", key="transcript", on_click="ignore")

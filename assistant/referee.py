@@ -149,6 +149,11 @@ class Referee:
                              *map(_as_text, places + players)])
         return out.getvalue()
 
+    def table_csv_file(self) -> bytes:
+        """The match table as a CSV file for a spreadsheet: UTF-8 with a byte order mark, without which Excel on
+        Windows reads the file in the machine's own code page and shows "ZoÃ«" for "Zoë"."""
+        return self.table_csv().encode("utf-8-sig")
+
 
 def _as_text(name: str) -> str:
     """A name as a spreadsheet cell that shows it as text: "=1+1" would otherwise be computed (or, in a

@@ -164,6 +164,14 @@ def test_the_csv_keeps_each_name_whole_and_shows_formula_like_names_as_text(tmp_
     assert rows[2][3] == "'=1+1" and rows[2][6:] == ["'=1+1", "Ann, Jo", ""]
 
 
+def test_the_csv_file_for_a_spreadsheet_starts_with_a_byte_order_mark_so_excel_reads_accents(tmp_path):
+    referee = Referee.new(SqliteStore(tmp_path / "r.sqlite3"), "Friday")
+    referee.record(Winner("Zoë", players=("Zoë", "Björn")))
+    data = referee.table_csv_file()
+    assert data.startswith(b"\xef\xbb\xbf"), "Excel on Windows needs the mark to take the file as UTF-8"
+    assert data[3:].decode("utf-8") == referee.table_csv() and "Zoë" in referee.table_csv()
+
+
 @pytest.mark.parametrize("body", ["'{broken'", "'" + "[" * 100_000 + "]" * 100_000 + "'",
                                   "'{\"event\": \"play\", \"player\": \"Ben\", \"count\": " + "9" * 5000 + "}'",
                                   "X'7B22FF22'"])
