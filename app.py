@@ -1746,10 +1746,42 @@ def explain_lost_connection() -> None:
     )
 
 
+#: The widest screen on which the sidebar starts folded: on a tablet (800 px) or a phone held sideways (844 px) it
+#: would take 300 px from the game, and what it holds (the sitting, the voice, the camera) is set once an evening.
+#: Streamlit folds it by itself only up to 768 px.
+FOLD_SIDEBAR_UP_TO = 1024
+
+
+def fold_sidebar_on_small_screens() -> None:
+    """Fold the sidebar once, as the page first opens on a screen up to FOLD_SIDEBAR_UP_TO wide, unless this browser
+    has kept a choice of its own: Streamlit keeps a fold or an unfold tapped by hand (in the browser's local storage,
+    under ``stSidebarCollapsed-...``), and a table that opened the sidebar keeps it open."""
+    st.html(
+        f"""<script>
+(function() {{
+  if (window.__cheatSidebarFold) return;
+  window.__cheatSidebarFold = true;
+  if (window.innerWidth > {FOLD_SIDEBAR_UP_TO}) return;
+  const chosen = Object.keys(window.localStorage).some(k => k.startsWith("stSidebarCollapsed-"));
+  if (chosen) return;
+  const started = Date.now();
+  const fold = () => {{
+    const button = document.querySelector('[data-testid="stSidebarCollapseButton"] button');
+    if (button) {{ button.click(); return; }}
+    if (Date.now() - started < 5000) setTimeout(fold, 100);
+  }};
+  fold();
+}})();
+</script>""",
+        unsafe_allow_javascript=True,
+    )
+
+
 def main() -> None:
     run_late_tap()
     st.html(CSS)
     explain_lost_connection()
+    fold_sidebar_on_small_screens()
     st.query_params.pop("call", None)  # where an address of an older version kept the open call (now in the database)
     try:
         store = open_store()

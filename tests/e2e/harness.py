@@ -612,12 +612,43 @@ def voice_note(work: Path) -> dict:
         }""")
         run.page.wait_for_timeout(300)
         result["note_with_a_voice"] = run.page.locator(".cr-novoice").first.is_visible()
+        result["sidebar"] = sidebar_widths(run)
         result["ok"] = True
     except Exception as error:
         result["error"] = f"{type(error).__name__}: {error}"
     finally:
         run.close()
     return result
+
+
+SIDEBAR_WIDTH = """() => {
+    const s = document.querySelector('[data-testid="stSidebar"]');
+    return s ? Math.max(0, Math.round(s.getBoundingClientRect().right)) : 0;
+}"""
+
+
+def sidebar_widths(run: Run) -> dict:
+    """How far the sidebar reaches into the page as it opens, in a fresh browser at each size (a browser keeps the
+    sidebar's fold in its local storage): on a laptop, a tablet, a phone held sideways and a phone; then on the
+    tablet once unfolded by hand and loaded again."""
+    widths = {"laptop": run.page.evaluate(SIDEBAR_WIDTH)}
+    for name, size in {"tablet": (800, 1280), "sideways": (844, 390), "phone": (390, 844)}.items():
+        page = run.browser.new_page(viewport={"width": size[0], "height": size[1]})
+        page.goto(run.page.url)
+        page.get_by_text("Speak verdicts aloud").first.wait_for(state="attached")
+        page.wait_for_timeout(1500)
+        widths[name] = page.evaluate(SIDEBAR_WIDTH)
+        if name == "tablet":
+            unfold = page.locator('[data-testid="stExpandSidebarButton"]')
+            if unfold.count():
+                unfold.first.click()
+            page.wait_for_timeout(800)
+            page.reload()
+            page.get_by_text("Speak verdicts aloud").first.wait_for(state="attached")
+            page.wait_for_timeout(1500)
+            widths["tablet_unfolded_and_reloaded"] = page.evaluate(SIDEBAR_WIDTH)
+        page.close()
+    return widths
 
 
 CAMERA_WHYS = ("insecure", "none", "denied")
