@@ -125,6 +125,12 @@ button.cr-armed {outline: 4px solid #f5b700; outline-offset: 3px;}
      buttons were a screen down); the verdict in smaller letters */
   [data-testid="stLayoutWrapper"]:has(> .st-key-board), .st-key-board {order: 1;}
   .cr-verdict {font-size: 1.5rem; padding: 0.4rem 0.7rem;}
+  /* every rank of a call on the screen of a small phone (at 360 x 740 the row of J, Q, K was cut at its foot):
+     the rows of buttons closer, the buttons a little lower (still over the 44 px a finger needs), and the
+     reveal's heading without its "tap each card's rank", which the line under it says */
+  :is(.st-key-grid_play, .st-key-grid_reveal) {gap: 0.45rem !important;}
+  :is([class*="st-key-play_"], [class*="st-key-reveal_add_"], .st-key-reveal_honest) button {min-height: 3rem !important;}
+  .cr-tapnote {display: none;}
 }
 /* The camera's column where the camera is not wanted: hidden, not removed (the browser's camera keeps running). */
 .st-key-split [data-testid="stColumn"]:has(.cr-camera-hidden) {display: none !important;}
@@ -1093,7 +1099,8 @@ def call_panel(referee: Referee, game, call: OpenCall) -> None:
     elif source != "none" and not reader_ok:
         st.info("The card reader is not installed on this machine: tap the revealed cards below.")
 
-    st.markdown("**The revealed cards** (tap each card's rank<span class='cr-keysonly'>, or use the shortcut</span>):",
+    st.markdown("**The revealed cards**<span class='cr-tapnote'> (tap each card's rank<span class='cr-keysonly'>, or "
+                "use the shortcut</span>)</span>:",
                 unsafe_allow_html=True)
     revealed_so_far(game, caller, claim, call)
     if _could_be_honest(game, caller, claim):

@@ -763,6 +763,14 @@ def play_keys(work: Path) -> dict:
         run.page.set_viewport_size({"width": 390, "height": 844})
         run.tap("cheat_Maya")
         run.tap("reveal_add_7")
+        # every rank of the reveal on a small phone's screen, from the top, with a card tapped in
+        run.page.set_viewport_size({"width": 360, "height": 740})
+        run.page.wait_for_timeout(400)
+        run.to_top()
+        result["small phone in a call: last rank button bottom"] = run.page.evaluate(
+            """() => Math.max(...[...document.querySelectorAll('[class*="st-key-reveal_add_"] button')].map(
+                 b => b.getBoundingClientRect().bottom))""")
+        run.page.set_viewport_size({"width": 390, "height": 844})
         run.tap("reveal_add_7")
         run.tap("apply_verdict")
         run.see("Lie: Sam picks up")
