@@ -1236,9 +1236,10 @@ def still_reading(source: str) -> None:
         photo = st.file_uploader("Photo of the revealed cards", type=["jpg", "jpeg", "png"], key="upload")
         data = photo.getvalue() if photo is not None else None
     if data is not None:
-        image = camera.decode(data)
+        image, why = camera.decode(data)
         if image is None:
-            st.error("That file is not a picture the app can read (JPEG or PNG).")
+            st.error(f"That file is not a picture the app can read: {why}. Take or upload a JPEG or PNG photo of the "
+                     "revealed cards, or tap them in below.")
             return
         claim = st.session_state["_referee"].state.game.last_play
         reading_shown(*camera.read_still(image), claimed=claim.count if claim is not None else None)

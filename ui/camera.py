@@ -336,15 +336,17 @@ def read_still(image_bgr: np.ndarray) -> tuple[Reading, np.ndarray]:
     return Reading(ranks, not detections.abstain and bool(ranks), False, 1, note, time.monotonic()), reader.draw(image_bgr, detections)
 
 
-def decode(data: bytes) -> np.ndarray | None:
-    """An uploaded or snapped picture, or None where it is none OpenCV reads (OpenCV raises, rather than
-    returning None, for a picture of over 2^30 pixels, as ``vision.reader`` does too)."""
-    import cv2
-
+def decode(data: bytes) -> tuple[np.ndarray | None, str]:
+    """An uploaded or snapped picture, decoded as the reader decodes a file (``vision.reader.decode_picture``:
+    upright by its EXIF, and one too large refused by its header before it fills the memory); else None and why
+    not, in words."""
+    reader = load_reader()
+    if reader is None:
+        return None, f"the card reader is not available ({reader_problem()})"
     try:
-        return cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
-    except cv2.error:
-        return None
+        return reader.module.decode_picture(data), ""
+    except reader.module.ImageError as error:
+        return None, str(error)
 
 
 class ServerCamera:

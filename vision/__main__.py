@@ -4,8 +4,9 @@ For each image, in the order given: with ``--json`` one JSON object per line,
 ``{"image", "cards": [{"rank", "suit", "confidence", "box"}], "count", "abstain"}``; a file that cannot be
 read gets ``{"image": path, "error": "why"}`` and the others are still read; the exit status is 1 at the
 end if any failed. Without ``--json`` a readable summary per image. ``--show OUT.png`` draws the boxes and
-ranks onto the picture (with several images: OUT-1.png, OUT-2.png, ... in order); a folder that does not exist
-or a suffix OpenCV cannot write is refused (exit 2) before any image is read.
+ranks onto the picture (with several images: OUT-1.png, OUT-2.png, ... in order, each said as it is written);
+a folder that does not exist or cannot be written to, a suffix OpenCV cannot write, or a drawing that would
+replace one of the images read is refused (exit 2) before any image is read.
 """
 
 from __future__ import annotations
@@ -26,15 +27,24 @@ def _show_path(base: Path, i: int, n: int) -> Path:
     return base.with_name(f"{base.stem}-{i + 1}{suffix}")
 
 
-def _show_problem(base: Path) -> str | None:
+def _show_problem(base: Path, images: list[str]) -> str | None:
     """Why drawings cannot be written to ``base``, found before any image is read (None when they can): a
-    batch should not be read to the end to learn that its drawings are lost."""
+    batch should not be read to the end to learn that its drawings are lost, nor a photo drawn over."""
     import cv2
 
+    if base.is_dir():
+        return f"--show {base}: a folder; name a .png or .jpg file to draw into"
     if not base.parent.is_dir():
         return f"--show {base}: the folder {base.parent} does not exist"
+    if not os.access(base.parent, os.W_OK):
+        return f"--show {base}: the folder {base.parent} cannot be written to"
     if not cv2.haveImageWriter(str(_show_path(base, 0, 1))):
         return f"--show {base}: OpenCV cannot write {base.suffix} pictures; name a .png or .jpg file"
+    read = {Path(image).resolve(): image for image in images}
+    for i in range(len(images)):
+        out = _show_path(base, i, len(images))
+        if out.resolve() in read:
+            return f"--show {base}: would draw over the image {read[out.resolve()]}; name another file"
     return None
 
 
@@ -43,7 +53,7 @@ def cmd_read(a) -> int:
 
     from vision.reader import CardReader, ImageError, draw, load_image
 
-    if a.show and (problem := _show_problem(Path(a.show))):
+    if a.show and (problem := _show_problem(Path(a.show), a.images)):
         print(f"error: {problem}", file=sys.stderr)
         return 2
     try:
@@ -73,6 +83,8 @@ def cmd_read(a) -> int:
             if not cv2.imwrite(str(out), draw(img, det)):
                 print(f"error: cannot write the drawing of {path} to {out}", file=sys.stderr)
                 failed += 1
+            elif len(a.images) > 1 or not a.json:  # several: each drawing has a name of its own, said here
+                print(f"  drawn to {out}", file=sys.stderr if a.json else sys.stdout, flush=True)
     return 1 if failed else 0
 
 
@@ -81,7 +93,8 @@ def main(argv=None) -> int:
     sub = p.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("read", help="read the face-up cards in images")
     r.add_argument("--json", action="store_true", help="one JSON object per image per line")
-    r.add_argument("--show", metavar="OUT.png", help="draw boxes and ranks onto the picture")
+    r.add_argument("--show", metavar="OUT.png", help="draw the boxes and ranks onto the picture, into OUT.png "
+                   "(with several images: OUT-1.png, OUT-2.png, ... in the order given)")
     r.add_argument("images", nargs="+", metavar="IMAGE")
     a = p.parse_args(argv)
     return cmd_read(a)

@@ -29,7 +29,7 @@ def photo() -> tuple[bytes, camera.Reading]:
     image = cv2.imread(str(DATA / case["image"]))
     ok, jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 95])
     assert ok
-    reading, _ = camera.read_still(camera.decode(jpeg.tobytes()))
+    reading, _ = camera.read_still(camera.decode(jpeg.tobytes())[0])
     assert reading.ranks, "the golden picture has cards the reader reads"
     return jpeg.tobytes(), reading
 

@@ -39,7 +39,7 @@ def test_corrupt_file_says_so(tmp_path):
 
 
 def test_directory_is_not_an_image(tmp_path):
-    with pytest.raises(ImageError, match="directory"):
+    with pytest.raises(ImageError, match="a folder, not an image"):
         load_image(tmp_path)
 
 
@@ -60,13 +60,26 @@ def test_a_pipe_is_refused_without_waiting_for_it(tmp_path):
         load_image(fifo)
 
 
-def test_a_picture_of_more_pixels_than_opencv_decodes_says_so():
+def _png_saying(width: int, height: int) -> bytes:
+    """A 1 x 1 PNG whose header claims ``width`` x ``height`` pixels."""
     ok, png = cv2.imencode(".png", np.zeros((1, 1, 3), np.uint8))
     png = bytearray(png.tobytes())
-    png[16:24] = struct.pack(">II", 40000, 40000)  # the header claims 40000 x 40000 pixels
+    png[16:24] = struct.pack(">II", width, height)
     png[29:33] = struct.pack(">I", zlib.crc32(bytes(png[12:29])))
-    with pytest.raises(ImageError, match="too many pixels to decode"):
-        load_image(bytes(png))
+    return bytes(png)
+
+
+@pytest.mark.parametrize("width, height, said", [(40000, 40000, "1,600,000,000 pixels"),
+                                                 (11000, 10000, "11000x10000 pixels")])
+def test_a_picture_of_more_pixels_than_a_camera_takes_is_refused_by_its_header(width, height, said):
+    """A small file can claim a picture that takes gigabytes to decode (a 425 KB PNG of 20000 x 20000: 4.4 GB)."""
+    with pytest.raises(ImageError, match=f"too large to read \\({said}; at most 100 million"):
+        load_image(_png_saying(width, height))
+
+
+def test_a_picture_just_under_the_bar_is_decoded():
+    with pytest.raises(ImageError, match="not a readable image"):  # decoded, found to have one pixel of data
+        load_image(_png_saying(10000, 10000))
 
 
 @pytest.mark.parametrize("shape", [(16, 20000, 3), (20000, 16, 3), (40, 1000, 3)])

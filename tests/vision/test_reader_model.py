@@ -303,6 +303,33 @@ def test_cli_refuses_a_drawing_it_cannot_write_before_reading_anything(tmp_path,
     assert why in r.stderr
 
 
+def test_cli_refuses_to_draw_over_a_photo_it_reads_or_into_a_folder(tmp_path):
+    """``--show photo.jpg photo.jpg`` replaced the photo with its drawing, and said nothing."""
+    photo = tmp_path / "flip.jpg"
+    photo.write_bytes((DATA / CASES[0]["image"]).read_bytes())
+    before = photo.read_bytes()
+    r = _cli("--show", "flip.jpg", "flip.jpg", cwd=tmp_path)
+    assert r.returncode == 2 and r.stdout == "" and "would draw over the image flip.jpg" in r.stderr
+    second = tmp_path / "out-2.jpg"
+    second.write_bytes(before)
+    r = _cli("--show", str(tmp_path / "out.jpg"), str(photo), str(second))  # the second drawing's name
+    assert r.returncode == 2 and f"would draw over the image {second}" in r.stderr and second.read_bytes() == before
+    r = _cli("--show", str(tmp_path), str(photo))
+    assert r.returncode == 2 and "a folder; name a .png or .jpg file" in r.stderr
+    assert photo.read_bytes() == before
+
+
+def test_cli_says_where_each_drawing_of_several_went(tmp_path):
+    good = str(DATA / CASES[0]["image"])
+    r = _cli("--show", str(tmp_path / "out.png"), good, str(tmp_path / "missing.jpg"), good)
+    assert r.returncode == 1
+    assert f"drawn to {tmp_path / 'out-1.png'}" in r.stdout and f"drawn to {tmp_path / 'out-3.png'}" in r.stdout
+    assert (tmp_path / "out-3.png").exists() and not (tmp_path / "out-2.png").exists()
+    r = _cli("--json", "--show", str(tmp_path / "again.png"), good, good)
+    assert all(json.loads(line)["count"] >= 0 for line in r.stdout.splitlines()), "stdout stays one JSON per line"
+    assert f"drawn to {tmp_path / 'again-2.png'}" in r.stderr
+
+
 def test_cli_draws_to_a_name_without_a_suffix_as_png(tmp_path):
     good = str(DATA / CASES[0]["image"])
     r = _cli("--show", str(tmp_path / "shown"), good)
