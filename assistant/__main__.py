@@ -1,6 +1,6 @@
 """Command line of the rules core.
 
-    python -m assistant replay [--json] FILE        the state after a transcript (TRANSCRIPT.md)
+    python -m assistant replay [--json] FILE        the state after a transcript (TRANSCRIPT.md; - reads stdin)
     python -m assistant sittings                    the sittings in the database
     python -m assistant export SITTING [--csv]      a sitting as a transcript, or its match table as CSV
     python -m assistant import FILE --name NAME     a transcript as a new sitting
@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+from pathlib import Path
 
 from .errors import StorageError
 from .referee import Referee
 from .sitting import TranscriptError, replay, state_to_json
-from .storage import SqliteStore
+from .storage import SqliteStore, default_db_path
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -23,7 +25,7 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     replay_cmd = commands.add_parser("replay", help="replay a sitting's transcript and print its state")
     replay_cmd.add_argument("--json", action="store_true", help="print the state as JSON")
-    replay_cmd.add_argument("file", help="a transcript in JSON Lines")
+    replay_cmd.add_argument("file", help="a transcript in JSON Lines (- for the standard input)")
     commands.add_parser("sittings", help="list the sittings in the database")
     export_cmd = commands.add_parser("export", help="print a sitting's transcript (or its match table with --csv)")
     export_cmd.add_argument("sitting", type=int, help="the sitting's number, from `sittings`")
@@ -37,9 +39,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "replay":
         return _replay(args)
     try:
-        store = SqliteStore(args.db)
+        store = SqliteStore(args.db if args.command == "import" else _existing(args.db))
         if args.command == "sittings":
-            for info in store.sittings():
+            sittings = store.sittings()
+            if not sittings:
+                print(f"No sittings yet in {store.path}.", file=sys.stderr)
+            for info in sittings:
                 print(f"{info.id}\t{info.name}\t{info.created}\t{info.events} events")
         elif args.command == "export":
             referee = Referee(store, args.sitting)
@@ -51,16 +56,33 @@ def main(argv: list[str] | None = None) -> int:
     except (StorageError, TranscriptError) as error:
         print(str(error), file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        raise
     except OSError as error:
         print(f"cannot read {error.filename}: {error.strerror}", file=sys.stderr)
         return 2
     return 0
 
 
+def _existing(db: str | None) -> Path:
+    """The database a command that only reads names: where there is none, none is made (a mistyped --db would
+    leave an empty database behind, and list nothing, as if the evening had been lost)."""
+    path = Path(db).expanduser() if db else default_db_path()
+    if not path.exists():
+        raise StorageError(f"there is no database at {path}: the referee makes its database when it first runs; "
+                           "give --db the file it uses")
+    return path
+
+
 def _replay(args: argparse.Namespace) -> int:
     try:
-        with open(args.file, "rb") as handle:
-            sitting = replay(handle)
+        if args.file == "-":
+            sitting = replay(sys.stdin.buffer)
+        else:
+            with open(args.file, "rb") as handle:
+                sitting = replay(handle)
+    except BrokenPipeError:
+        raise
     except OSError as error:
         print(f"cannot read {args.file}: {error.strerror}", file=sys.stderr)
         return 2
@@ -76,21 +98,52 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _summary(state: dict) -> str:
+    """The state in a few lines a player reads: whose move it is and what is open, the last verdict, the hands,
+    the standing."""
     lines = []
     game = state["game"]
     if game is None:
         lines.append("No game dealt yet.")
     else:
+        last = game["last_play"]
         if game["over"]:
             lines.append(f"Game over. Places: {', '.join(game['places']) or 'none'}")
+        elif game["awaiting_call"] and last is not None:
+            claim = f"{_cards(last['count'])} claimed as {last['rank']}"
+            if game["hands"][last["player"]] == 0:
+                lines.append(f"{last['player']} played their last cards ({claim}): Cheat!, or nobody calls, and "
+                             f"{last['player']} is out only if the play survives.")
+            else:
+                lines.append(f"{last['player']}'s play ({claim}) can be called.")
+            lines.append(f"Then {game['turn']} plays, claiming {' or '.join(game['ranks_allowed'])}; "
+                         f"pile {_cards(game['pile'])}.")
         else:
-            lines.append(f"{game['turn']} to play, claiming {' or '.join(game['ranks_allowed'])}; pile {game['pile']}")
-        lines.extend(f"  {name}: {count} cards" for name, count in game["hands"].items())
+            lines.append(f"{game['turn']} to play, claiming {' or '.join(game['ranks_allowed'])}; "
+                         f"pile {_cards(game['pile'])}.")
+        if (called := game["last_call"]) is not None:
+            said = "a lie" if called["lie"] else "honest"
+            lines.append(f"Last call: {called['caller']} on {called['challenged']}, {said}; "
+                         f"{called['picked_up_by']} picked up {_cards(called['cards'])}.")
+        lines.extend(f"  {name}: {_cards(count)}" for name, count in game["hands"].items())
     table = state["table"]
-    lines.append(f"Table ({table['kind']}), {table['games']} games:")
+    lines.append(f"Table ({table['kind']}), {table['games']} game{'' if table['games'] == 1 else 's'} finished:")
     lines.extend(f"  {name}: {score}" for name, score in table["scores"].items())
     return "\n".join(lines)
 
 
+def _cards(n: int) -> str:
+    return f"{n} card{'' if n == 1 else 's'}"
+
+
+def run() -> int:
+    """``main`` for the command line: a reader that stops early (``| head -1``) ends the output quietly, as other
+    tools' output does, instead of with a traceback."""
+    try:
+        return main()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # Python flushes stdout again at exit
+        return 1
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run())

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from assistant.storage import SqliteStore
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -141,7 +144,48 @@ def test_a_missing_file_is_named(tmp_path):
 def test_without_json_a_readable_summary(tmp_path):
     result = run_replay(tmp_path, [{"event": "new_game", "players": ["Alice", "Ben"]}])
     assert result.returncode == 0
-    assert "Alice to play, claiming A; pile 0" in result.stdout and "Ben: 26 cards" in result.stdout
+    assert "Alice to play, claiming A; pile 0 cards." in result.stdout and "Ben: 26 cards" in result.stdout
+
+
+def test_the_summary_says_a_play_can_be_called_a_last_play_decides_the_game_and_the_last_verdict(tmp_path):
+    """It said "B to play" while A's last cards waited for a call, which B could not answer with a play."""
+    last = run_replay(tmp_path, [{"event": "new_game", "players": ["A", "B"], "rules": {"max_cards": None}},
+                                 {"event": "play", "player": "A", "count": 26}])
+    assert last.stdout.startswith("A played their last cards (26 cards claimed as A): Cheat!, or nobody calls, and "
+                                  "A is out only if the play survives.\nThen B plays, claiming 2; pile 26 cards.")
+    called = run_replay(tmp_path, [{"event": "new_game", "players": ["Alice", "Ben", "Cara"]},
+                                   {"event": "play", "player": "Alice", "count": 2},
+                                   {"event": "call", "caller": "Ben", "revealed": ["A", "7"]},
+                                   {"event": "play", "player": "Ben", "count": 1}])
+    assert called.stdout.splitlines()[:3] == ["Ben's play (1 card claimed as 2) can be called.",
+                                              "Then Cara plays, claiming 3; pile 1 card.",
+                                              "Last call: Ben on Alice, a lie; Alice picked up 2 cards."]
+    assert "Table (match), 0 games finished:" in called.stdout
+
+
+def test_a_dash_replays_the_standard_input():
+    lines = [{"event": "new_game", "players": ["Alice", "Ben"]}, {"event": "play", "player": "Alice", "count": 1}]
+    result = subprocess.run([sys.executable, "-m", "assistant", "replay", "--json", "-"], capture_output=True, text=True,
+                            cwd=ROOT, input="".join(json.dumps(line) + "\n" for line in lines))
+    assert result.returncode == 0 and json.loads(result.stdout)["game"]["pile"] == 1, result.stderr
+
+
+def test_a_reader_that_has_gone_ends_the_output_without_a_traceback(tmp_path):
+    """``... | head -1``: output into a pipe whose reader has gone ended in a traceback (replay), or in "cannot read
+    None: Broken pipe" (sittings, export)."""
+    db = tmp_path / "r.sqlite3"
+    transcript = tmp_path / "in.jsonl"
+    transcript.write_text(json.dumps({"event": "winner", "player": "Ann", "players": ["Ann", "Bo"]}) + "\n")
+    assert run_cli("import", str(transcript), "--name", "Friday", "--db", str(db)).returncode == 0
+    for command in (["replay", str(transcript)], ["sittings", "--db", str(db)], ["export", "1", "--db", str(db)]):
+        read, write = os.pipe()
+        os.close(read)  # the reader is gone before the first line is written
+        try:
+            done = subprocess.run([sys.executable, "-m", "assistant", *command], stdout=write, stderr=subprocess.PIPE,
+                                  text=True, cwd=ROOT)
+        finally:
+            os.close(write)
+        assert done.returncode == 1 and done.stderr == "", (command, done.stderr)
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
@@ -175,6 +219,24 @@ def test_importing_a_bad_transcript_names_the_line_and_stores_nothing(tmp_path):
     assert run_cli("sittings", "--db", db).stdout == ""
 
 
+def test_listing_or_exporting_from_a_database_that_is_not_there_says_so_and_makes_none(tmp_path):
+    """A mistyped --db made an empty database there and listed nothing, as if the evening were lost."""
+    missing = tmp_path / "typo" / "r.sqlite3"
+    for command in (["sittings"], ["export", "1"], ["export", "1", "--csv"]):
+        result = run_cli(*command, "--db", str(missing))
+        assert result.returncode == 2 and result.stdout == ""
+        assert f"there is no database at {missing}" in result.stderr, result.stderr
+    assert not (tmp_path / "typo").exists()
+
+
+def test_an_empty_database_says_it_has_no_sittings(tmp_path):
+    empty = tmp_path / "e.sqlite3"
+    SqliteStore(empty)  # the referee's tables, no sitting
+    result = run_cli("sittings", "--db", str(empty))
+    assert result.returncode == 0 and result.stdout == "" and f"No sittings yet in {empty}." in result.stderr
+
+
 def test_exporting_an_unknown_sitting_says_so(tmp_path):
+    SqliteStore(tmp_path / "r.sqlite3")
     result = run_cli("export", "7", "--db", str(tmp_path / "r.sqlite3"))
     assert result.returncode == 2 and "there is no sitting number 7" in result.stderr
