@@ -56,6 +56,9 @@ CSS = """
 .cr-turn {font-size: clamp(2rem, 4.5vw, 3.2rem); font-weight: 800; line-height: 1.1; margin: 0.2rem 0;
   word-break: normal; overflow-wrap: break-word;}
 .cr-nb {white-space: nowrap;}
+/* Streamlit leaves 6rem above the page; 3rem clears its header's buttons, and the turn's buttons come up with it (on
+   a laptop of 768 px the next player's play buttons were below the screen after a verdict) */
+[data-testid="stMainBlockContainer"] {padding-top: 3rem !important;}
 .cr-due {font-size: clamp(1.6rem, 3.4vw, 2.4rem); font-weight: 700; color: #d93a2b; line-height: 1.25;
   word-break: normal; overflow-wrap: break-word;}
 .cr-sub {font-size: 1.4rem; opacity: 0.75;}
@@ -76,6 +79,14 @@ CSS = """
 .cr-hands.many .cr-hand {min-width: 6rem; padding: 0.25rem 0.6rem;}
 .cr-hands.many .cr-hand .n {font-size: 2rem;}
 .cr-hands.many .cr-hand .who {font-size: 1.1rem;}
+/* Where the game's column is narrow (a laptop with the camera beside it), the tiles share a row down to 5.5rem
+   each: four hands in two rows put the next player's buttons below a 800 px screen */
+.cr-hands {container-type: inline-size;}
+@container (max-width: 620px) {
+  .cr-hand {flex: 1 1 5.5rem; min-width: 0; max-width: 10rem; padding: 0.25rem 0.5rem;}
+  .cr-hand .n {font-size: 2.2rem;}
+  .cr-hand .who {font-size: 1.15rem; overflow-wrap: anywhere;}
+}
 .cr-pile {font-size: 2.2rem; font-weight: 700;}
 .cr-last {font-size: 1.6rem;}
 .cr-novoice {display: none; font-size: 0.85rem; opacity: 0.75;}
@@ -120,7 +131,6 @@ button.cr-armed {outline: 4px solid #f5b700; outline-offset: 3px;}
   .cr-hand .n, .cr-hands.many .cr-hand .n {font-size: 1.7rem; line-height: 1.05;}
   .cr-hand .who, .cr-hands.many .cr-hand .who {font-size: 1rem;}
   .cr-hand .tag {font-size: 0.8rem;}
-  [data-testid="stMainBlockContainer"] {padding-top: 3rem !important;}
   /* and the pile and the hands under the buttons of the turn (after a verdict, or with six callers' names, the play
      buttons were a screen down); the verdict in smaller letters */
   [data-testid="stLayoutWrapper"]:has(> .st-key-board), .st-key-board {order: 1;}
@@ -960,23 +970,29 @@ def game_screen(referee: Referee) -> None:
         st.markdown(f"<div class='cr-verdict {kind}' data-verdict='{referee.sitting_id}:{log_len}'>"
                     f"{esc(verdict.announcement())}</div>", unsafe_allow_html=True)
         shown = words.cards_shown(verdict.revealed, ", ")
-        st.markdown(f"<div class='cr-sub'>{esc(verdict.caller)} called {esc(verdict.challenged)}'s "
-                    f"{esc(words.claim_text(verdict.claim))}: the cards were {esc(shown)}</div>", unsafe_allow_html=True)
+        # the cards and the button that corrects them on one line: the next turn's buttons stay on a laptop's screen
+        said, correct = st.columns([3, 1], vertical_alignment="center")
+        said.markdown(f"<div class='cr-sub'>{esc(verdict.caller)} called {esc(verdict.challenged)}'s "
+                      f"{esc(words.claim_text(verdict.claim))}: the cards were {esc(shown)}</div>", unsafe_allow_html=True)
         speak(verdict.announcement(), f"verdict:{st.session_state['_sitting_key']}:{log_len}")
-        button(st, "Correct the revealed cards", key="correct_verdict", on_click=correct_last_verdict, args=(log_len,))
+        button(correct, "Correct the revealed cards", key="correct_verdict", on_click=correct_last_verdict,
+               args=(log_len,), width="stretch", wrap=True)
 
     if call is not None:
         call_panel(referee, game, call)
         st.divider()
 
     board = st.container(key="board")  # under the buttons of the turn on a phone (the CSS)
-    p1, p2 = board.container(key="grid_pile").columns([1, 2])  # a grid kept in one row on a phone (the CSS)
-    p1.markdown(f"<div class='cr-sub'>Pile</div><div class='cr-pile'>{game.pile} <span class='cr-sub'>card{'s' if game.pile != 1 else ''}</span></div>", unsafe_allow_html=True)
+    p1, p2 = board.container(key="grid_pile").columns([1, 2], vertical_alignment="bottom")  # a grid kept in one row on a phone (the CSS)
+    # each label on its value's line: a line less between the verdict and the next turn's buttons
+    p1.markdown(f"<div><span class='cr-sub'>Pile</span> <span class='cr-pile'>{game.pile} <span class='cr-sub'>"
+                f"card{'s' if game.pile != 1 else ''}</span></span></div>", unsafe_allow_html=True)
     if claim is not None:
         called = verdict is not None and verdict.claim == claim  # after a later pass too, not only while news
         status = "can be called" if game.awaiting_call else ("called" if called else "stands")
-        p2.markdown(f"<div class='cr-sub'>Last play</div><div class='cr-last'>{esc(claim.player)}: "
-                    f"{esc(words.claim_text(claim))} <span class='cr-sub'>({status})</span></div>", unsafe_allow_html=True)
+        p2.markdown(f"<div><span class='cr-sub'>Last play</span> <span class='cr-last'>{esc(claim.player)}: "
+                    f"{esc(words.claim_text(claim))} <span class='cr-sub'>({status})</span></span></div>",
+                    unsafe_allow_html=True)
     board.markdown(hands_html(game, calling=call is not None), unsafe_allow_html=True)
     if game.out_of_game:
         board.caption(f"{words.cards(game.out_of_game)} laid out as fours of a kind.")
@@ -1045,8 +1061,6 @@ def action_panel(referee: Referee, game, log_len: int) -> None:
     ranks = game.ranks_allowed
     choice = len(ranks) > 1
     per_row = 4
-    if choice:
-        choice_keys(ranks, f"{st.session_state.get('_sitting_key')}:{log_len}")
     grid = st.container(key="grid_play")  # a grid that stays in rows on a phone (the CSS)
     for rank in ranks:
         if choice:
@@ -1060,6 +1074,8 @@ def action_panel(referee: Referee, game, log_len: int) -> None:
                 button(cols[(n - 1) % per_row], label, key=key, type="primary", width="stretch",
                                                shortcut=None if choice else str(n),
                                                on_click=act, args=(Play(player, n, rank if choice else None), log_len))
+    if choice:  # the keys' hint under the buttons it is for: over them, it pushed them below a laptop's screen
+        choice_keys(ranks, f"{st.session_state.get('_sitting_key')}:{log_len}")
     if top > shown_top:
         m1, m2, m3 = st.columns([2, 2, 2], vertical_alignment="bottom")
         many = m1.number_input("More cards", min_value=1, max_value=top, value=shown_top + 1, key="play_many_n")

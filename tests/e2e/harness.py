@@ -780,6 +780,12 @@ def play_keys(work: Path) -> dict:
           document.querySelector('.cr-verdict').getBoundingClientRect().top,
           document.querySelector('[class*="st-key-play_"] button').getBoundingClientRect().bottom,
           document.querySelector('.cr-hands').getBoundingClientRect().top]""")
+        # and on a laptop's 1366 x 768, the sidebar open: the next player's play buttons under the verdict
+        run.page.set_viewport_size({"width": 1366, "height": 768})
+        run.page.wait_for_timeout(400)
+        run.to_top()
+        result["laptop after a verdict: first play button bottom"] = run.page.evaluate(
+            """() => document.querySelector('[class*="st-key-play_"] button').getBoundingClientRect().bottom""")
         run.page.set_viewport_size({"width": 1280, "height": 1000})
     return result
 

@@ -135,6 +135,7 @@ def test_plays_are_entered_from_the_keyboard_where_the_order_gives_a_choice_of_r
     assert result["small phone in a call: last rank button bottom"] <= 740, result  # J Q K were cut at 360 x 740
     verdict_top, play_bottom, hands_top = result["phone after a verdict: verdict top, first play button bottom, hands top"]
     assert 0 <= verdict_top and play_bottom <= 844 and hands_top > play_bottom, result  # after a verdict too
+    assert result["laptop after a verdict: first play button bottom"] <= 768, result  # it was at 844
     assert result["held"].startswith("1 ×") and result["marked"] == 2, result
     assert result["after escape"].startswith("Sam: two aces"), result
     assert result["typed in a box"].startswith("Sam: two aces"), result
