@@ -236,9 +236,22 @@ def default_dealer(state: State, players: tuple[str, ...]) -> str:
         if row.tracked:
             break
         untracked += 1
-    previous = state.game.dealer if state.game is not None else None
-    last_dealt = players.index(previous) + 1 if previous in players else len(players) - 1
-    return players[(last_dealt + untracked) % len(players)]
+    return players[(_next_dealt(state.game, players) + untracked) % len(players)]
+
+
+def _next_dealt(previous: Game | None, players: tuple[str, ...]) -> int:
+    """Where among ``players`` the deal goes after ``previous``, the last game dealt here: to the previous dealer's
+    left as the table sits now; where that dealer has left the table, to the first of the players on their left in
+    the game before who still plays (the one who opened it deals, and does not open again); with none of them left,
+    to the last player listed, as for a sitting's first game."""
+    if previous is None:
+        return len(players) - 1
+    if previous.dealer in players:
+        return (players.index(previous.dealer) + 1) % len(players)
+    seats = previous.players
+    at = seats.index(previous.dealer)
+    left = (seats[(at + k) % len(seats)] for k in range(1, len(seats)))
+    return next((players.index(name) for name in left if name in players), len(players) - 1)
 
 
 def _left_of(players: tuple[str, ...], name: str) -> str:

@@ -401,6 +401,23 @@ def test_the_deal_passes_to_the_left_for_the_next_game():
     assert table.state.game.dealer == "Alice" and table.state.game.turn == "Ben"
 
 
+def test_the_deal_passes_to_the_left_when_the_dealer_has_left_the_table():
+    """Eve dealt and Alex opened; Dee and Eve leave. The deal goes to Eve's left, Alex, who deals and Bart opens; the
+    last player listed (Cy) dealt before, and Alex opened again."""
+    table = sitting(("Alex", "Bart", "Cy", "Dee", "Eve"))
+    assert table.state.game.dealer == "Eve" and table.state.game.turn == "Alex"
+    table.apply(NewGame(("Alex", "Bart", "Cy")))
+    assert table.state.game.dealer == "Alex" and table.state.game.turn == "Bart"
+    # Dee dealt, and Dee and Eve leave: the first to Dee's left still at the table is Alex
+    table = sitting(("Alex", "Bart", "Cy", "Dee", "Eve"))
+    table.apply(NewGame(("Alex", "Bart", "Cy", "Dee", "Eve"), dealer="Dee"))
+    table.apply(NewGame(("Cy", "Bart", "Alex")))
+    assert table.state.game.dealer == "Alex" and table.state.game.turn == "Cy"
+    # a whole new table: the last player listed deals, as at a sitting's start
+    table.apply(NewGame(("Gus", "Hal")))
+    assert table.state.game.dealer == "Hal"
+
+
 def test_a_game_recorded_by_one_tap_passes_the_deal_on_too():
     """Cara deals game 1 (won by a tap, so tracked), then games 2 and 3 are played without tracking: Alice dealt game
     2 and Ben game 3, so game 4 is Cara's to deal (the deal stood still at Alice before), and Alice opens."""
