@@ -474,7 +474,9 @@ def keep_in_address(key: str, default: str | bool) -> None:
     put_in_address(ADDRESS_KEYS[key], _spelt(value), _spelt(default))
 
 
-def _spelt(value: str | bool) -> str:
+def _spelt(value) -> str:
+    """A setting as the page's address writes it: on or off, an option's value (``up``, not ``Order.UP``), a number."""
+    value = getattr(value, "value", value)
     return ("on" if value else "off") if isinstance(value, bool) else str(value)
 
 
@@ -492,8 +494,14 @@ def start_sitting(store: SqliteStore, name: str) -> None:
 
 
 def reset_session_ui() -> None:
+    """Forget this window's screen and setup in progress when it turns to another sitting: a game there opens on
+    its game screen, and its setup preselects its own last game's choices, not the ones made for the other sitting."""
     st.session_state.pop("seats", None)
-    st.query_params.pop("seat", None)
+    st.session_state.pop("screen", None)
+    st.query_params.pop("screen", None)
+    forget_setup_in_address()
+    for key in RULE_ADDRESS:
+        st.session_state.pop(key, None)
     end_call()
 
 
@@ -521,6 +529,30 @@ def add_player() -> None:
         return
     seats.append(name)
     st.session_state["new_player"] = ""
+
+
+#: The setup's choices, by their names in the page's address: a reload in the middle of a setup keeps them, as it
+#: keeps the players added so far.
+RULE_ADDRESS = {"rule_decks": "decks", "rule_jokers": "jokers", "rule_max_cards": "max", "rule_order": "order",
+                "rule_passing": "passing", "rule_count": "count", "rule_four": "four", "rule_table": "table",
+                "rule_first": "first"}
+
+
+def kept_choice(key: str, options: list, default) -> str:
+    """A setup choice's value as this window left it: its widget's, else the one kept in the page's address (a
+    reload), else ``default`` (the last game's choice); written into the address where it differs from ``default``.
+    Returns ``key``, for the widget, which is given no value of its own."""
+    if key not in st.session_state:
+        kept = st.query_params.get(RULE_ADDRESS[key])
+        st.session_state[key] = next((o for o in options if _spelt(o) == kept), default)
+    put_in_address(RULE_ADDRESS[key], _spelt(st.session_state[key]), _spelt(default))
+    return key
+
+
+def forget_setup_in_address() -> None:
+    st.query_params.pop("seat", None)
+    for name in RULE_ADDRESS.values():
+        st.query_params.pop(name, None)
 
 
 def kept_seats() -> list[str]:
@@ -578,26 +610,31 @@ def setup_screen(referee: Referee) -> None:
         if seats:
             default = default_dealer(state, tuple(seats))
             dealer = st.selectbox("Dealer", seats, index=seats.index(default), key=f"dealer_{'|'.join(seats)}")
-        first_rule = st.radio("First player", ["Dealer's left", "Chosen at random"], horizontal=True, key="rule_first")
+        firsts = ["Dealer's left", "Chosen at random"]
+        first_rule = st.radio("First player", firsts, horizontal=True, key=kept_choice("rule_first", firsts, firsts[0]))
 
     with right:
         st.subheader("House rules")
-        decks = st.radio("Decks", [1, 2], index=[1, 2].index(base.decks), horizontal=True, key="rule_decks",
+        decks = st.radio("Decks", [1, 2], horizontal=True, key=kept_choice("rule_decks", [1, 2], base.decks),
                          format_func=lambda d: "One deck" if d == 1 else "Two decks")  # the deal below counts the cards
-        jokers = st.toggle("Jokers (2 per deck, count as any rank)", value=base.jokers, key="rule_jokers")
+        jokers = st.toggle("Jokers (2 per deck, count as any rank)",
+                           key=kept_choice("rule_jokers", [False, True], base.jokers))
         max_options = {"up to 4": 4, "any": None, "one": 1}
         max_keys = list(max_options)
-        max_index = list(max_options.values()).index(base.max_cards) if base.max_cards in max_options.values() else 0
-        max_key = st.radio("Cards per play", max_keys, index=max_index, horizontal=True, key="rule_max_cards",
+        max_default = next((k for k, v in max_options.items() if v == base.max_cards), max_keys[0])
+        max_key = st.radio("Cards per play", max_keys, horizontal=True,
+                           key=kept_choice("rule_max_cards", max_keys, max_default),
                            format_func=lambda k: words.MAX_CARDS_LABELS[max_options[k]])
         max_cards = max_options[max_key]
-        order = st.selectbox("Rank order", list(Order), index=list(Order).index(base.order), key="rule_order",
+        order = st.selectbox("Rank order", list(Order), key=kept_choice("rule_order", list(Order), base.order),
                              format_func=words.ORDER_LABELS.get)
-        passing = st.toggle("Passing allowed", value=base.passing, key="rule_passing")
-        count_rule = st.radio("What makes a lie", list(CountRule), index=list(CountRule).index(base.count_rule),
-                              key="rule_count", format_func=words.COUNT_RULE_LABELS.get)
-        four = st.toggle("Four of a kind may be laid out", value=base.four_of_a_kind, key="rule_four")
-        table = st.radio("Table", list(TableKind), index=list(TableKind).index(base.table), key="rule_table",
+        passing = st.toggle("Passing allowed", key=kept_choice("rule_passing", [False, True], base.passing))
+        count_rule = st.radio("What makes a lie", list(CountRule),
+                              key=kept_choice("rule_count", list(CountRule), base.count_rule),
+                              format_func=words.COUNT_RULE_LABELS.get)
+        four = st.toggle("Four of a kind may be laid out",
+                         key=kept_choice("rule_four", [False, True], base.four_of_a_kind))
+        table = st.radio("Table", list(TableKind), key=kept_choice("rule_table", list(TableKind), base.table),
                          format_func=words.TABLE_LABELS.get)
         rules = Rules(decks=decks, jokers=jokers, max_cards=max_cards, order=order, passing=passing,
                       count_rule=count_rule, four_of_a_kind=four, table=table)
@@ -637,7 +674,7 @@ def deal(seats: tuple[str, ...], dealer: str | None, rules: Rules, random_first:
     was being dealt, would deal again; or another window has dealt meanwhile): then the game as it stands is shown."""
     first = random.choice(seats) if random_first else None
     if record(NewGame(seats, dealer=dealer, rules=rules, first=first), log_len):
-        st.query_params.pop("seat", None)
+        forget_setup_in_address()
         end_call()
     elif len(st.session_state["_referee"].sitting.log) == log_len:
         return  # refused for a reason of its own, said: the setup stays to put it right

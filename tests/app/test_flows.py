@@ -396,6 +396,21 @@ def test_sittings_are_kept_apart_and_a_reload_shows_the_same_game(db):
     assert "Leo's turn" in text(again)
 
 
+def test_going_back_to_a_sitting_from_a_new_ones_setup_shows_its_game_and_its_own_choices(db):
+    """From the new sitting's setup, the first sitting opened on its setup (not its game in progress), with the
+    new sitting's house rules preselected: a deal there would have abandoned the game."""
+    at = deal(open_app(), "Sam", "Maya", "Leo", rule_jokers=True, rule_passing=True)
+    click(at, "play_2")
+    at.sidebar.text_input(key="sitting_name").input("Friday")
+    click(at, "sitting_create")
+    assert at.title[0].value == "New game" and at.toggle(key="rule_jokers").value is False
+    first = SqliteStore(db).sittings()[0]
+    at.sidebar.selectbox[0].set_value(first.id).run()
+    assert "Maya's turn" in text(at) and not at.title, "the game in progress, not a setup"
+    at.segmented_control(key="nav_Game").set_value("Setup").run()
+    assert at.toggle(key="rule_jokers").value is True and at.toggle(key="rule_passing").value is True
+
+
 def test_the_verdict_is_spoken_unless_muted(db):
     at = deal(open_app(), "Sam", "Maya")
     click(at, "play_1")
@@ -461,10 +476,21 @@ def test_a_reload_keeps_a_setup_in_progress_and_the_screen(db):
     start_sitting(at)
     add_players(at, "Sam", "Maya", "Lee")
     click(at, "down_0")  # Maya, Sam, Lee
+    at.toggle(key="rule_jokers").set_value(True).run()
+    at.radio(key="rule_decks").set_value(2).run()
+    at.radio(key="rule_table").set_value(TableKind.RANKED).run()
+    at.selectbox(key="rule_order").set_value(Order.DOWN).run()
     again = reloaded(at)
     assert again.session_state["seats"] == ["Maya", "Sam", "Lee"]
+    # the house rules chosen so far too: a reload put them back to the defaults, and said nothing
+    assert again.toggle(key="rule_jokers").value is True and again.radio(key="rule_decks").value == 2
+    assert again.radio(key="rule_table").value is TableKind.RANKED and again.selectbox(key="rule_order").value is Order.DOWN
+    assert again.toggle(key="rule_passing").value is False and not again.warning
     click(again, "deal")
-    assert "seat" not in again.query_params and "Maya's turn" in text(again)  # Lee deals, Maya opens
+    game = stored_state(db).state.game
+    assert game.rules.jokers and game.rules.decks == 2 and game.rules.table is TableKind.RANKED
+    assert not {"seat", "jokers", "decks", "table", "order"} & set(again.query_params.keys())
+    assert "Maya's turn" in text(again)  # Lee deals, Maya opens
     again.segmented_control(key="nav_Game").set_value("Match table").run()
     assert reloaded(again).session_state["screen"] == "Match table"
 
