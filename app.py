@@ -1056,12 +1056,17 @@ def game_screen(referee: Referee) -> None:
         # of the log would take back the play called, which the correction has already laid open)
         button(st, "Undo the correction", key="undo", help="Puts the first verdict back (key U)", on_click=settle,
                args=(call, call.original), shortcut="U")
+    elif call is not None:
+        # while a call is open the last thing done is the call, or a card tapped in: an undo takes back that, not the
+        # play called (a wrong caller tapped, then Undo, lost the play too; the play is undone with the call gone)
+        if call.revealed:
+            button(st, f"Undo the last card ({words.card_word(call.revealed[-1])})", key="undo",
+                   help="Takes back the last card tapped in (key U)", on_click=reveal_edit, args=("back",), shortcut="U")
+        else:
+            button(st, f"Undo {call.caller}'s call", key="undo", on_click=cancel_call, args=(call,), shortcut="U",
+                   help="Nobody turns the cards up: the play stands, and may be called again (key U)")
     else:
         label = "Undo" if last is None else words.undo_label(last)
-        if call is not None and last is not None:
-            # the call is no event of its own: an undo takes back the play called, and any event recorded ends the call
-            # (a player who tapped a wrong card and reached for Undo lost the call; "Back one card" is the way)
-            label += " and the call"
         button(st, label, key="undo", disabled=last is None,
                help="Takes back the last action (key U)", on_click=act, args=(Undo(), log_len), shortcut="U")
 

@@ -618,13 +618,36 @@ def test_undo_is_named_after_what_it_takes_back_even_after_an_undo(db):
     click(at, "play_2")
     assert at.button(key="undo").label == "Undo Sam's play"
     click(at, "cheat_Maya")
-    assert at.button(key="undo").label == "Undo Sam's play and the call", "the call goes with the play"
     click(at, "reveal_add_7")
+    click(at, "reveal_add_A")
     click(at, "reveal_back")  # a wrong card tapped in is taken back on its own
-    assert stored_call(db).caller == "Maya" and revealed(db) == []
+    assert stored_call(db).caller == "Maya" and revealed(db) == ["7"]
     click(at, "cancel_call")
     click(at, "undo")
     assert at.button(key="undo").label == "Undo the deal", "not an undo of the undo"
+
+
+def test_undo_in_a_call_takes_back_the_last_card_then_the_call_and_only_then_the_play(db):
+    """A wrong caller tapped, then Undo: the play called went too ("Undo Sam's play and the call")."""
+    at = deal(open_app(), "Sam", "Maya", "Leo")
+    click(at, "play_2")
+    click(at, "cheat_Leo")
+    assert at.button(key="undo").label == "Undo Leo's call"
+    click(at, "reveal_add_7")
+    click(at, "reveal_add_K")
+    assert at.button(key="undo").label == "Undo the last card (K)"
+    click(at, "undo")
+    assert stored_call(db).caller == "Leo" and revealed(db) == ["7"]
+    assert at.button(key="undo").label == "Undo the last card (7)"
+    click(at, "undo")
+    assert at.button(key="undo").label == "Undo Leo's call"
+    click(at, "undo")
+    assert stored_call(db) is None and "Sam: two aces (can be called)" in text(at), "the play stands, to be called"
+    assert stored_state(db).state.game.pile == 2
+    click(at, "cheat_Maya")
+    assert "Maya calls Cheat! on Sam" in text(at)
+    click(at, "undo")
+    assert at.button(key="undo").label == "Undo Sam's play"
 
 
 def test_the_honest_shortcut_is_offered_only_when_the_cards_could_all_be_the_claim(db):
