@@ -14,6 +14,7 @@ import random
 import sys
 import time
 import uuid
+from collections import Counter
 from pathlib import Path
 from typing import Callable
 
@@ -324,7 +325,7 @@ def act(event, at: int) -> bool:
     elif isinstance(event, Pass):
         flash("info", f"{event.player} passed.")
     elif isinstance(event, FourOfAKind):
-        flash("info", f"{event.player} laid out four {words.rank_plural(event.rank)}: out of the game.")
+        flash("info", f"{event.player} laid out four {words.rank_plural(event.rank)}: those cards leave the game.")
     return True
 
 
@@ -394,12 +395,21 @@ def current_sitting(store: SqliteStore):
     return sittings, chosen
 
 
+def sitting_names(sittings) -> dict[int, str]:
+    """Each sitting as the sidebar lists it: its name and day; where another of that name began the same day (two
+    "Tonight (2026-12-06)" could not be told apart), its number and the time it began too."""
+    day = {s.id: f"{s.name} ({s.created[:10]})" for s in sittings}
+    same = Counter(day.values())
+    return {s.id: day[s.id] if same[day[s.id]] == 1 else f"{s.name} (no. {s.id}, {s.created[:10]} {s.created[11:16]})"
+            for s in sittings}
+
+
 def sidebar(store: SqliteStore, sittings, chosen) -> None:
     with st.sidebar:
         st.header("Sitting")
         if sittings:
             ids = [s.id for s in sittings]
-            names = {s.id: f"{s.name} ({s.created[:10]})" for s in sittings}
+            names = sitting_names(sittings)
             index = ids.index(chosen.id) if chosen is not None else len(ids) - 1
             picked = st.selectbox("This evening's table", ids, index=index, format_func=names.get, key=f"sitting_pick_{chosen.id if chosen else 0}")
             if chosen is None or picked != chosen.id:
@@ -821,6 +831,12 @@ def cancel_call(call: OpenCall) -> None:
         end_call()
 
 
+def keep_first_verdict(call: OpenCall) -> None:
+    """A correction given up: the verdict taken back to correct it is given again, and said, as every undo is."""
+    if settle(call, call.original):
+        flash("info", "Took back the correction: the first verdict stands.")
+
+
 def settle(call: OpenCall, revealed: tuple[Rank, ...], say_stale: bool = True) -> bool:
     """Give the verdict of the call this window shows, with these cards; refused where another window cancelled,
     settled or changed the call since."""
@@ -1007,10 +1023,11 @@ def game_screen(referee: Referee) -> None:
         st.markdown(f"<div class='cr-verdict {kind}' data-verdict='{referee.sitting_id}:{log_len}'>"
                     f"{esc(verdict.announcement())}</div>", unsafe_allow_html=True)
         shown = words.cards_shown(verdict.revealed, ", ")
+        were = "the card was" if len(verdict.revealed) == 1 else "the cards were"
         # the cards and the button that corrects them on one line: the next turn's buttons stay on a laptop's screen
         said, correct = st.columns([3, 1], vertical_alignment="center")
         said.markdown(f"<div class='cr-sub'>{esc(verdict.caller)} called {esc(verdict.challenged)}'s "
-                      f"{esc(words.claim_text(verdict.claim))}: the cards were {esc(shown)}</div>", unsafe_allow_html=True)
+                      f"{esc(words.claim_text(verdict.claim))}: {were} {esc(shown)}</div>", unsafe_allow_html=True)
         speak(verdict.announcement(), f"verdict:{st.session_state['_sitting_key']}:{log_len}")
         button(correct, "Correct the revealed cards", key="correct_verdict", on_click=correct_last_verdict,
                args=(log_len,), width="stretch", wrap=True)
@@ -1026,11 +1043,15 @@ def game_screen(referee: Referee) -> None:
                 f"card{'s' if game.pile != 1 else ''}</span></span></div>", unsafe_allow_html=True)
     if claim is not None:
         called = verdict is not None and verdict.claim == claim  # after a later pass too, not only while news
-        status = "can be called" if game.awaiting_call else ("called" if called else "stands")
+        status = ("being called" if call is not None else "can be called" if game.awaiting_call
+                  else "called" if called else "stands")
         p2.markdown(f"<div><span class='cr-sub'>Last play</span> <span class='cr-last'>{esc(claim.player)}: "
                     f"{esc(words.claim_text(claim))} <span class='cr-sub'>({status})</span></span></div>",
                     unsafe_allow_html=True)
-    board.markdown(hands_html(game, calling=call is not None), unsafe_allow_html=True)
+    # nobody plays while a call is open, nor while a last play that would end the game waits for Cheat! or no call
+    waiting = (game.awaiting_call and claim is not None and game.hands[claim.player] == 0
+               and referee.sitting.preview(NoCall()).game.over)
+    board.markdown(hands_html(game, calling=call is not None or waiting), unsafe_allow_html=True)
     if game.out_of_game:
         board.caption(f"{words.cards(game.out_of_game)} laid out as fours of a kind.")
     if game.seen:
@@ -1054,8 +1075,8 @@ def game_screen(referee: Referee) -> None:
     if call is not None and call.original is not None:
         # the table's last action was "Correct the revealed cards": undoing it puts the first verdict back (an undo
         # of the log would take back the play called, which the correction has already laid open)
-        button(st, "Undo the correction", key="undo", help="Puts the first verdict back (key U)", on_click=settle,
-               args=(call, call.original), shortcut="U")
+        button(st, "Undo the correction", key="undo", help="Puts the first verdict back (key U)",
+               on_click=keep_first_verdict, args=(call,), shortcut="U")
     elif call is not None:
         # while a call is open the last thing done is the call, or a card tapped in: an undo takes back that, not the
         # play called (a wrong caller tapped, then Undo, lost the play too; the play is undone with the call gone)
@@ -1177,7 +1198,7 @@ def call_panel(referee: Referee, game, call: OpenCall) -> None:
     button(b1, "Back one card", key="reveal_back", on_click=reveal_edit, args=("back",), wrap=True)
     button(b2, "Clear", key="reveal_clear", on_click=reveal_edit, args=("clear",), wrap=True)
     if call.original is not None:  # a correction: the verdict was taken back to correct it, and may be put back
-        button(b3, "Keep the first verdict", key="keep_verdict", on_click=settle, args=(call, call.original), wrap=True)
+        button(b3, "Keep the first verdict", key="keep_verdict", on_click=keep_first_verdict, args=(call,), wrap=True)
     else:
         button(b3, "Cancel the call", key="cancel_call", on_click=cancel_call, args=(call,), wrap=True)
 
@@ -1538,7 +1559,7 @@ def table_screen(referee: Referee) -> None:
     unit = "Wins" if kinds == {TableKind.MATCH} else "Points"
     st.caption(f"{len(table.rows)} game{'s' if len(table.rows) != 1 else ''} finished · " + words.scoring(kinds))
     scores = table.scores()
-    if scores:
+    if scores and table.rows:  # before a game is finished, a standing of noughts and an empty chart say nothing
         ranking = sorted(scores.items(), key=lambda kv: (-kv[1], list(scores).index(kv[0])))
         st.subheader("Standing")
         st.dataframe({"Player": [p for p, _ in ranking], unit: [s for _, s in ranking]}, hide_index=True, key="standing")
@@ -1574,7 +1595,8 @@ def table_screen(referee: Referee) -> None:
         if table.kind is TableKind.RANKED and most >= 2:  # two players: the winner's tap is the whole result
             st.session_state["_table_players"] = players
             places = st.multiselect(f"Or the places, in order (up to {words.number(most)})", players,
-                                    max_selections=most, key="ranked_places")
+                                    max_selections=most, key="ranked_places",
+                                    placeholder="Tap the players in the order they went out")
             button(st, "Record these places", key="record_places", disabled=not places, on_click=act_from_state, args=("places", log_len))
     else:
         st.caption("Add the players in the setup first.")
@@ -1593,7 +1615,8 @@ def table_screen(referee: Referee) -> None:
             del history["Places"]  # the winner again, on a match table
         # room for a whole name of 16 letters ("Bartholomew Kemp" was cut where the first rows' names were short)
         st.dataframe(history, hide_index=True, key="history", column_config={
-            "Winner": st.column_config.TextColumn(width="medium"), "Places": st.column_config.TextColumn(width="large")})
+            "Winner": st.column_config.TextColumn(width="medium"), "Places": st.column_config.TextColumn(width="large"),
+            "Players": st.column_config.TextColumn(width="large")})
     else:
         st.caption("No game finished yet in this sitting.")
     if isinstance(referee.sitting.last_counted, Winner):

@@ -264,6 +264,8 @@ def test_a_last_play_is_held_until_it_survives_then_the_winner(db):
     at = deal(open_app(), "Sam", "Maya", rule_max_cards="any")
     play_many(at, 26)  # Sam plays the whole hand
     assert "Sam played their last cards" in text(at)
+    # only Cheat! or nobody calls ends it: Maya does not "play" over it on a match table
+    assert "Maya 0 plays next" not in text(at) and "to play" not in text(at) and "plays next" in text(at)
     # caught: the pile goes back to Sam and the game goes on
     click(at, "cheat_Maya")
     click(at, "reveal_add_A")
@@ -326,7 +328,7 @@ def test_house_rules_choice_order_passing_and_fours(db):
     click(at, "four")
     game = stored_state(db).state.game
     assert game.out_of_game == 4 and game.hands["Maya"] == 26 - 2 - 4
-    assert "Maya laid out four 7s: out of the game." in [i.value for i in at.info]
+    assert "Maya laid out four 7s: those cards leave the game." in [i.value for i in at.info]
     assert at.selectbox(key="four_player").value is None, "chosen afresh for the next four"
 
 
@@ -339,7 +341,7 @@ def test_a_four_refused_keeps_its_choices_and_says_nothing_of_a_four(db):
     click(open_app(), "play_1")  # Sam plays in another window, after this one was drawn
     click(at, "four")
     assert stored_state(db).state.game.out_of_game == 0
-    assert "Maya laid out four 7s: out of the game." not in [i.value for i in at.info]
+    assert "Maya laid out four 7s: those cards leave the game." not in [i.value for i in at.info]
     assert at.selectbox(key="four_player").value == "Maya" and at.selectbox(key="four_rank").value is Rank.SEVEN
 
 
@@ -411,6 +413,29 @@ def test_going_back_to_a_sitting_from_a_new_ones_setup_shows_its_game_and_its_ow
     assert at.toggle(key="rule_jokers").value is True and at.toggle(key="rule_passing").value is True
 
 
+def test_a_match_table_before_any_game_shows_no_standing_of_noughts(db):
+    at = deal(open_app(), "Ann", "Ben")
+    at.segmented_control[0].set_value("Match table").run()
+    assert not at.dataframe and not at.get("vega_lite_chart") and "Standing" not in [h.value for h in at.subheader]
+    assert "No game finished yet in this sitting." in text(at)
+    click(at, "winner_Ann")
+    assert list(at.dataframe[0].value["Wins"]) == [1, 0]
+
+
+def test_two_sittings_of_one_name_begun_the_same_day_are_told_apart_in_the_sidebar(db):
+    at = open_app()
+    start_sitting(at, "Tonight")
+    at.sidebar.text_input(key="sitting_name").input("Tonight")
+    click(at, "sitting_create")
+    at.sidebar.text_input(key="sitting_name").input("Friday")
+    click(at, "sitting_create")
+    picker = at.sidebar.selectbox[0]
+    shown = list(picker.options)  # as the sidebar writes them
+    tonights = [name for name in shown if name.startswith("Tonight")]
+    assert len(tonights) == 2 and len(set(tonights)) == 2 and all("no. " in name for name in tonights), shown
+    assert any(name.startswith("Friday (") and "no. " not in name for name in shown), shown
+
+
 def test_the_verdict_is_spoken_unless_muted(db):
     at = deal(open_app(), "Sam", "Maya")
     click(at, "play_1")
@@ -432,6 +457,7 @@ def test_ranked_table_records_places_in_one_go(db):
     at = deal(open_app(), "Ann", "Ben", "Cat", rule_table=TableKind.RANKED)
     at.segmented_control[0].set_value("Match table").run()
     assert "up to two" in at.multiselect(key="ranked_places").label  # Ben, left with cards, takes no place
+    assert at.multiselect(key="ranked_places").placeholder == "Tap the players in the order they went out"
     at.multiselect(key="ranked_places").select("Cat").select("Ann").run()
     click(at, "record_places")
     referee = stored_state(db)
@@ -603,6 +629,7 @@ def test_a_verdict_is_corrected_only_while_its_call_is_the_last_action(db):
     click(at, "reveal_add_7")
     click(at, "apply_verdict")
     assert "Lie: Sam picks up 1 card" in text(at)
+    assert "Maya called Sam's one ace: the card was 7" in text(at)
     assert any(b.key == "correct_verdict" for b in at.button)
     assert at.button(key="undo").label == "Undo Maya's call and its verdict"
     click(at, "pass")  # the game moves on: the last play and its call stay as they were
@@ -633,6 +660,7 @@ def test_undo_in_a_call_takes_back_the_last_card_then_the_call_and_only_then_the
     click(at, "play_2")
     click(at, "cheat_Leo")
     assert at.button(key="undo").label == "Undo Leo's call"
+    assert "Sam: two aces (being called)" in text(at), "not 'can be called' while it is"
     click(at, "reveal_add_7")
     click(at, "reveal_add_K")
     assert at.button(key="undo").label == "Undo the last card (K)"
@@ -734,12 +762,13 @@ def test_the_match_table_offers_the_players_after_the_deal_is_undone(db):
 
 
 def test_a_call_ends_in_every_window_when_another_takes_the_game_back(db):
-    """Another window undoes the play called, then the deal: this window's call is over, and its page settles (a
-    call held on after the game is gone made the watcher redraw the page every two seconds)."""
+    """Another window takes back the call, the play called and the deal: this window's call is over, and its page
+    settles (a call held on after the game is gone made the watcher redraw the page every two seconds)."""
     at = deal(open_app(), "Sam", "Maya")
     click(at, "play_1")
     click(at, "cheat_Maya")
     other = open_app()
+    click(other, "undo")  # the call, shown in every window
     click(other, "undo")
     click(other, "undo")
     at.run()
@@ -832,6 +861,7 @@ def test_undo_during_a_correction_puts_the_first_verdict_back(db):
     game = stored_state(db).state.game
     assert game.last_call.revealed == (Rank.ACE, Rank.SEVEN) and game.last_call.lie
     assert "Lie: Sam picks up 2 cards" in text(at) and stored_call(db) is None
+    assert "Took back the correction: the first verdict stands." in [i.value for i in at.info], "said, as every undo is"
 
 
 def test_a_tap_whose_screen_was_drawn_before_the_last_event_is_refused_and_said(db):
