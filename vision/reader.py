@@ -389,8 +389,8 @@ class Detections:
         else:
             text = f"{self.count} card{'s' if self.count != 1 else ''}: " + " ".join(
                 (r.value if r else "?") + (s or "") for r, s in zip(self.rank, self.suit))
-        if self.abstain:
-            text += "  [ABSTAIN: " + "; ".join(self.reasons) + "]"
+        if self.abstain:  # "unsure", as the drawing and the app say it; "abstain" is the JSON's field
+            text += "  [UNSURE, the table decides: " + "; ".join(self.reasons) + "]"
         return text
 
 

@@ -330,6 +330,13 @@ def test_cli_says_where_each_drawing_of_several_went(tmp_path):
     assert f"drawn to {tmp_path / 'again-2.png'}" in r.stderr
 
 
+def test_cli_summary_says_unsure_as_the_drawing_and_the_app_do(tmp_path):
+    blank = tmp_path / "table.png"
+    cv2.imwrite(str(blank), np.full((480, 640, 3), 128, np.uint8))
+    r = _cli(str(blank))
+    assert r.stdout == f"{blank}: no card  [UNSURE, the table decides: no card index found]\n", r.stdout
+
+
 def test_cli_draws_to_a_name_without_a_suffix_as_png(tmp_path):
     good = str(DATA / CASES[0]["image"])
     r = _cli("--show", str(tmp_path / "shown"), good)
