@@ -217,7 +217,8 @@ def run_late_tap() -> None:
 
 def flash(kind: str, text: str) -> None:
     """A message shown once, on the next run (errors from callbacks survive the rerun this way); the same message
-    twice before then (taps refused one after another) is shown once."""
+    twice before then (taps refused one after another) is shown once. ``kind`` "toast" is what a tap did, said for a
+    few seconds in a corner: said at the top, it pushed the page's buttons down under the next tap."""
     queued = st.session_state.setdefault("flash", [])
     if (kind, text) not in queued:
         queued.append((kind, text))
@@ -228,7 +229,10 @@ def show_flashes() -> None:
     above the page's columns would move the live camera's element, and the browser would stop its camera."""
     with st.container(key="flashes"):
         for kind, text in st.session_state.pop("flash", []):
-            getattr(st, kind)(text)
+            if kind == "toast":
+                st.toast(text)
+            else:
+                getattr(st, kind)(text)
 
 
 def attempt(action: Callable[[], object], say_stale: bool = True) -> bool:
@@ -321,11 +325,11 @@ def act(event, at: int) -> bool:
     end_call()
     say_places(referee, placed)
     if undone is not None:
-        flash("info", f"Took back {words.undo_label(undone).removeprefix('Undo ')}.")
+        flash("toast", f"Took back {words.undo_label(undone).removeprefix('Undo ')}.")
     elif isinstance(event, Pass):
-        flash("info", f"{event.player} passed.")
+        flash("toast", f"{event.player} passed.")
     elif isinstance(event, FourOfAKind):
-        flash("info", f"{event.player} laid out four {words.rank_plural(event.rank)}: those cards leave the game.")
+        flash("toast", f"{event.player} laid out four {words.rank_plural(event.rank)}: those cards leave the game.")
     return True
 
 
@@ -341,7 +345,7 @@ def say_places(referee: Referee, before: tuple[str, ...]) -> None:
     if game is None or game.over or len(game.places) <= len(before) or game.places[:len(before)] != before:
         return
     for place, name in enumerate(game.places[len(before):], start=len(before) + 1):
-        flash("success", f"{name} is out: place {place}, +{RANKED_POINTS[place - 1]} points. Play goes on for the "
+        flash("toast", f"{name} is out: place {place}, +{RANKED_POINTS[place - 1]} points. Play goes on for the "
                          "next places.")
 
 
@@ -367,7 +371,7 @@ def act_from_state(kind: str, at: int) -> None:
         if record(Winner(places=places, players=None if game is not None else tuple(players)), at):
             end_call()
             ss["ranked_places"] = []  # a second tap must not record the same game again
-            flash("success", f"Recorded: {words.places_text(places)}")
+            flash("toast", f"Recorded: {words.places_text(places)}")
 
 
 def current_sitting(store: SqliteStore):
@@ -834,7 +838,7 @@ def cancel_call(call: OpenCall) -> None:
 def keep_first_verdict(call: OpenCall) -> None:
     """A correction given up: the verdict taken back to correct it is given again, and said, as every undo is."""
     if settle(call, call.original):
-        flash("info", "Took back the correction: the first verdict stands.")
+        flash("toast", "Took back the correction: the first verdict stands.")
 
 
 def settle(call: OpenCall, revealed: tuple[Rank, ...], say_stale: bool = True) -> bool:
@@ -1545,7 +1549,7 @@ def record_winner(name: str, players: tuple[str, ...], at: int) -> None:
     game = st.session_state["_referee"].state.game
     known = game is not None
     if record(Winner(player=name, players=None if known else players), at):
-        flash("success", f"Recorded: {name} won.")
+        flash("toast", f"Recorded: {name} won.")
 
 
 def table_screen(referee: Referee) -> None:

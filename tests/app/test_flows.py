@@ -232,7 +232,7 @@ def test_undo_every_action(db):
     game = stored_state(db).state.game
     assert game.turn == "Maya" and game.hands["Maya"] == 17 and game.pile == 3
     assert "Maya's turn" in text(at)
-    assert "Took back Maya's play." in [i.value for i in at.info]
+    assert "Took back Maya's play." in [t.value for t in at.toast]
     click(at, "undo")
     click(at, "undo")  # takes back the deal itself
     assert stored_state(db).state.game is None
@@ -297,7 +297,7 @@ def test_ranked_table_plays_on_for_places(db):
     assert game.places == ("Ann",) and not game.over
     assert "Cat's turn" in text(at)
     # said at the top: only her tile changed, and a table busy with Ben's play would miss it
-    assert "Ann is out: place 1, +3 points. Play goes on for the next places." in [m.value for m in at.success]
+    assert "Ann is out: place 1, +3 points. Play goes on for the next places." in [t.value for t in at.toast]
     play_many(at, 13)  # Cat plays out
     play_many(at, 13)  # Dan plays out; Cat's play stood
     click(at, "nocall")
@@ -318,7 +318,7 @@ def test_house_rules_choice_order_passing_and_fours(db):
     assert stored_state(db).state.game.last_play.rank is Rank.KING
     click(at, "pass")
     assert stored_state(db).state.game.turn == "Maya"
-    assert "Sam passed." in [i.value for i in at.info]  # the last play's line still shows the kings: say it
+    assert "Sam passed." in [t.value for t in at.toast]  # the last play's line still shows the kings: say it
     # nobody is chosen for the table: a player filled in took four cards from the first seat's hand, not the one
     # who laid them out (a browser review)
     assert at.selectbox(key="four_player").value is None and at.button(key="four").disabled
@@ -328,7 +328,7 @@ def test_house_rules_choice_order_passing_and_fours(db):
     click(at, "four")
     game = stored_state(db).state.game
     assert game.out_of_game == 4 and game.hands["Maya"] == 26 - 2 - 4
-    assert "Maya laid out four 7s: those cards leave the game." in [i.value for i in at.info]
+    assert "Maya laid out four 7s: those cards leave the game." in [t.value for t in at.toast]
     assert at.selectbox(key="four_player").value is None, "chosen afresh for the next four"
 
 
@@ -341,7 +341,7 @@ def test_a_four_refused_keeps_its_choices_and_says_nothing_of_a_four(db):
     click(open_app(), "play_1")  # Sam plays in another window, after this one was drawn
     click(at, "four")
     assert stored_state(db).state.game.out_of_game == 0
-    assert "Maya laid out four 7s: those cards leave the game." not in [i.value for i in at.info]
+    assert "Maya laid out four 7s: those cards leave the game." not in [t.value for t in at.toast]
     assert at.selectbox(key="four_player").value == "Maya" and at.selectbox(key="four_rank").value is Rank.SEVEN
 
 
@@ -463,7 +463,7 @@ def test_ranked_table_records_places_in_one_go(db):
     referee = stored_state(db)
     assert referee.state.table.rows[-1].places == ("Cat", "Ann")
     # said, and the choice cleared: a second tap cannot record the same game again
-    assert "Recorded: 1. Cat +3 · 2. Ann +2" in [m.value for m in at.success]
+    assert "Recorded: 1. Cat +3 · 2. Ann +2" in [t.value for t in at.toast]
     assert at.multiselect(key="ranked_places").value == [] and at.button(key="record_places").disabled
     assert referee.state.table.scores() == {"Ann": 2, "Ben": 0, "Cat": 3}
     assert referee.state.game.over  # the tracked game in progress ended with this result
@@ -861,7 +861,7 @@ def test_undo_during_a_correction_puts_the_first_verdict_back(db):
     game = stored_state(db).state.game
     assert game.last_call.revealed == (Rank.ACE, Rank.SEVEN) and game.last_call.lie
     assert "Lie: Sam picks up 2 cards" in text(at) and stored_call(db) is None
-    assert "Took back the correction: the first verdict stands." in [i.value for i in at.info], "said, as every undo is"
+    assert "Took back the correction: the first verdict stands." in [t.value for t in at.toast], "said, as every undo is"
 
 
 def test_a_tap_whose_screen_was_drawn_before_the_last_event_is_refused_and_said(db):
