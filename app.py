@@ -40,7 +40,7 @@ from assistant import (  # noqa: E402
     Winner,
     verdict_for,
 )
-from assistant.game import default_dealer, ranked_places_most, seen_conflict  # noqa: E402
+from assistant.game import next_dealer, ranked_places_most, seen_conflict  # noqa: E402
 from assistant.referee import Referee  # noqa: E402
 from assistant.rules import RANKED_POINTS, CountRule, Order, TableKind  # noqa: E402
 from assistant.storage import (DATA_SETTING, DB_SETTING, MAX_SITTING_NAME, CalledFirst, CallChanged,  # noqa: E402
@@ -622,7 +622,7 @@ def setup_screen(referee: Referee) -> None:
         st.subheader("Dealer and first player")
         dealer = None
         if seats:
-            default = default_dealer(state, tuple(seats))
+            default = next_dealer(state, tuple(seats))
             dealer = st.selectbox("Dealer", seats, index=seats.index(default), key=f"dealer_{'|'.join(seats)}")
         firsts = ["Dealer's left", "Chosen at random"]
         first_rule = st.radio("First player", firsts, horizontal=True, key=kept_choice("rule_first", firsts, firsts[0]))

@@ -228,30 +228,41 @@ def _new_game(state: State, event: NewGame) -> State:
 
 
 def default_dealer(state: State, players: tuple[str, ...]) -> str:
-    """The last player listed for a sitting's first game; later, the left of the previous dealer. A game recorded by
-    one tap on its winner was dealt too, by the next player to the left: the deal has passed on once for each since
-    the last game dealt here (or since the sitting began)."""
+    """The dealer of a ``new_game`` that names none (TRANSCRIPT.md): the last player listed for a sitting's first game;
+    later, the left of the previous dealer, or the last player listed again where that dealer has left the table. A
+    game recorded by one tap on its winner was dealt too, by the next player to the left: the deal has passed on once
+    for each since the last game dealt here (or since the sitting began). Stored and imported logs are replayed by
+    this rule: it must not change (see :func:`next_dealer` for the one the setup offers)."""
+    previous = state.game.dealer if state.game is not None else None
+    last_dealt = players.index(previous) + 1 if previous in players else len(players) - 1
+    return players[(last_dealt + _untracked(state)) % len(players)]
+
+
+def next_dealer(state: State, players: tuple[str, ...]) -> str:
+    """The dealer a setup offers: :func:`default_dealer`, except where the previous dealer has left the table. The
+    deal still passes to the left then: to the first of the players on their left in the game before who still plays
+    (the last player listed dealt, and the player who had just opened opened again). The app records the dealer it
+    deals with, so this choice never has to be worked out again from a log."""
+    previous = state.game
+    if previous is None or previous.dealer in players:
+        return default_dealer(state, players)
+    seats = previous.players
+    at = seats.index(previous.dealer)
+    left = (seats[(at + k) % len(seats)] for k in range(1, len(seats)))
+    start = next((players.index(name) for name in left if name in players), None)
+    if start is None:
+        return default_dealer(state, players)
+    return players[(start + _untracked(state)) % len(players)]
+
+
+def _untracked(state: State) -> int:
+    """The games recorded by one tap on the winner since the last game dealt here."""
     untracked = 0
     for row in reversed(state.table.rows):
         if row.tracked:
             break
         untracked += 1
-    return players[(_next_dealt(state.game, players) + untracked) % len(players)]
-
-
-def _next_dealt(previous: Game | None, players: tuple[str, ...]) -> int:
-    """Where among ``players`` the deal goes after ``previous``, the last game dealt here: to the previous dealer's
-    left as the table sits now; where that dealer has left the table, to the first of the players on their left in
-    the game before who still plays (the one who opened it deals, and does not open again); with none of them left,
-    to the last player listed, as for a sitting's first game."""
-    if previous is None:
-        return len(players) - 1
-    if previous.dealer in players:
-        return (players.index(previous.dealer) + 1) % len(players)
-    seats = previous.players
-    at = seats.index(previous.dealer)
-    left = (seats[(at + k) % len(seats)] for k in range(1, len(seats)))
-    return next((players.index(name) for name in left if name in players), len(players) - 1)
+    return untracked
 
 
 def _left_of(players: tuple[str, ...], name: str) -> str:

@@ -413,6 +413,17 @@ def test_going_back_to_a_sitting_from_a_new_ones_setup_shows_its_game_and_its_ow
     assert at.toggle(key="rule_jokers").value is True and at.toggle(key="rule_passing").value is True
 
 
+def test_the_setup_offers_the_deal_to_the_left_of_a_dealer_who_has_left(db):
+    at = deal(open_app(), "Alex", "Bart", "Cy", "Dee", "Eve")  # Eve deals, Alex opens
+    at.segmented_control(key="nav_Game").set_value("Setup").run()
+    click(at, "remove_3")
+    click(at, "remove_3")
+    assert at.selectbox(key="dealer_Alex|Bart|Cy").value == "Alex", "Cy dealt, and Alex opened again"
+    click(at, "deal")
+    game = stored_state(db).state.game
+    assert game.dealer == "Alex" and game.turn == "Bart"
+
+
 def test_a_match_table_before_any_game_shows_no_standing_of_noughts(db):
     at = deal(open_app(), "Ann", "Ben")
     at.segmented_control[0].set_value("Match table").run()

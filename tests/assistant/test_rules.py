@@ -7,6 +7,7 @@ import pytest
 from assistant import (
     CountRule, FourOfAKind, IllegalAction, NewGame, NoCall, Order, Pass, Play, Rank, Rules, Sitting, TableKind, Winner,
 )
+from assistant.game import next_dealer
 from assistant.rules import Rules as RulesType
 
 from .helpers import call, sitting
@@ -401,21 +402,26 @@ def test_the_deal_passes_to_the_left_for_the_next_game():
     assert table.state.game.dealer == "Alice" and table.state.game.turn == "Ben"
 
 
-def test_the_deal_passes_to_the_left_when_the_dealer_has_left_the_table():
-    """Eve dealt and Alex opened; Dee and Eve leave. The deal goes to Eve's left, Alex, who deals and Bart opens; the
-    last player listed (Cy) dealt before, and Alex opened again."""
+def test_the_setup_offers_the_deal_to_the_left_when_the_dealer_has_left_the_table():
+    """Eve dealt and Alex opened; Dee and Eve leave. The setup offers the deal to Eve's left, Alex, so Bart opens; the
+    last player listed (Cy) was offered before, and Alex opened again."""
     table = sitting(("Alex", "Bart", "Cy", "Dee", "Eve"))
     assert table.state.game.dealer == "Eve" and table.state.game.turn == "Alex"
-    table.apply(NewGame(("Alex", "Bart", "Cy")))
-    assert table.state.game.dealer == "Alex" and table.state.game.turn == "Bart"
-    # Dee dealt, and Dee and Eve leave: the first to Dee's left still at the table is Alex
-    table = sitting(("Alex", "Bart", "Cy", "Dee", "Eve"))
+    assert next_dealer(table.state, ("Alex", "Bart", "Cy")) == "Alex"
+    # Dee dealt, and Dee and Eve leave: the first to Dee's left still at the table is Alex, wherever Alex sits now
     table.apply(NewGame(("Alex", "Bart", "Cy", "Dee", "Eve"), dealer="Dee"))
-    table.apply(NewGame(("Cy", "Bart", "Alex")))
-    assert table.state.game.dealer == "Alex" and table.state.game.turn == "Cy"
-    # a whole new table: the last player listed deals, as at a sitting's start
-    table.apply(NewGame(("Gus", "Hal")))
-    assert table.state.game.dealer == "Hal"
+    assert next_dealer(table.state, ("Cy", "Bart", "Alex")) == "Alex"
+    # a whole new table: the last player listed, as at a sitting's start; a dealer still seated: their left
+    assert next_dealer(table.state, ("Gus", "Hal")) == "Hal"
+    assert next_dealer(table.state, ("Alex", "Dee", "Cy")) == "Cy"
+
+
+def test_a_log_whose_new_game_names_no_dealer_replays_as_it_always_has():
+    """A transcript imported with a dealer-less new_game after the dealer left: its dealer is worked out again at every
+    replay, so the rule for logs stays the last player listed; the plays recorded after it stay legal."""
+    table = Sitting([NewGame(("A", "B", "C")), NewGame(("A", "B")), Play("A", 1)])
+    assert table.state.game.dealer == "B" and table.state.game.turn == "B"
+    assert next_dealer(Sitting([NewGame(("A", "B", "C"))]).state, ("A", "B")) == "A"  # what the setup offers
 
 
 def test_a_game_recorded_by_one_tap_passes_the_deal_on_too():
