@@ -44,7 +44,7 @@ from assistant.game import next_dealer, ranked_places_most, seen_conflict  # noq
 from assistant.referee import Referee  # noqa: E402
 from assistant.rules import RANKED_POINTS, CountRule, Order, TableKind  # noqa: E402
 from assistant.storage import (DATA_SETTING, DB_SETTING, MAX_SITTING_NAME, CalledFirst, CallChanged,  # noqa: E402
-                               MovedOn, OpenCall, SqliteStore, StaleSitting, default_db_path)
+                               CallOpenElsewhere, MovedOn, OpenCall, SqliteStore, StaleSitting, default_db_path)
 from ui import camera, words  # noqa: E402
 from ui.words import esc  # noqa: E402
 
@@ -244,6 +244,10 @@ def attempt(action: Callable[[], object], say_stale: bool = True) -> bool:
         flash("warning", f"{error.caller} called Cheat! on this play first, in another window: that call is the one "
                          "open now.")
         return False
+    except CallOpenElsewhere as error:
+        flash("warning", f"{error.caller} has called Cheat! in another window, so your tap was not recorded: the "
+                         "screen now shows that call. Settle or cancel it first.")
+        return False
     except CallChanged as error:
         if say_stale:
             flash("warning", f"{words.sentence(str(error))} Your tap was not recorded: check the call before tapping "
@@ -306,7 +310,7 @@ def attempt_event(action: Callable[[], object]) -> bool:
 def record(event, at: int) -> bool:
     """Store one event for the current sitting, tapped on the game as it stood with ``at`` events in its log; any
     refusal is shown as the referee says it."""
-    return attempt_event(lambda: st.session_state["_referee"].record(event, at=at))
+    return attempt_event(lambda: st.session_state["_referee"].record(event, at=at, shown=st.session_state.get("call")))
 
 
 def act(event, at: int) -> bool:
@@ -345,7 +349,7 @@ def say_places(referee: Referee, before: tuple[str, ...]) -> None:
     if game is None or game.over or len(game.places) <= len(before) or game.places[:len(before)] != before:
         return
     for place, name in enumerate(game.places[len(before):], start=len(before) + 1):
-        flash("toast", f"{name} is out: place {place}, +{RANKED_POINTS[place - 1]} points. Play goes on for the "
+        flash("success", f"{name} is out: place {place}, +{RANKED_POINTS[place - 1]} points. Play goes on for the "
                          "next places.")
 
 
@@ -1855,7 +1859,8 @@ def fold_sidebar_on_small_screens() -> None:
   if (window.__cheatSidebarFold) return;
   window.__cheatSidebarFold = true;
   if (window.innerWidth > {FOLD_SIDEBAR_UP_TO}) return;
-  const chosen = Object.keys(window.localStorage).some(k => k.startsWith("stSidebarCollapsed-"));
+  let chosen = true;  // where the browser keeps no local storage, nothing is known of a choice: left as it is
+  try {{ chosen = Object.keys(window.localStorage).some(k => k.startsWith("stSidebarCollapsed-")); }} catch (e) {{}}
   if (chosen) return;
   const started = Date.now();
   const fold = () => {{

@@ -115,7 +115,8 @@ def _summary(state: dict) -> str:
                              f"{last['player']} is out only if the play survives.")
             else:
                 lines.append(f"{last['player']}'s play ({claim}) can be called.")
-            lines.append(f"Then {game['turn']} plays, claiming {' or '.join(game['ranks_allowed'])}; "
+            goes_on = " if the game goes on" if game["hands"][last["player"]] == 0 else ""  # it may end with the call
+            lines.append(f"Then {game['turn']} plays{goes_on}, claiming {' or '.join(game['ranks_allowed'])}; "
                          f"pile {_cards(game['pile'])}.")
         else:
             lines.append(f"{game['turn']} to play, claiming {' or '.join(game['ranks_allowed'])}; "
@@ -139,7 +140,9 @@ def run() -> int:
     """``main`` for the command line: a reader that stops early (``| head -1``) ends the output quietly, as other
     tools' output does, instead of with a traceback."""
     try:
-        return main()
+        status = main()
+        sys.stdout.flush()  # a pipe is written at exit when Python buffers it: its error must come here, not later
+        return status
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # Python flushes stdout again at exit
         return 1

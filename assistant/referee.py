@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 from contextlib import contextmanager
+from types import EllipsisType
 from typing import Iterable, Iterator
 
 from .cards import Rank
@@ -39,18 +40,20 @@ class Referee:
         return self.sitting.state
 
     def record(self, event: Event, settles: OpenCall | None = None, opens: OpenCall | None = None, *,
-               at: int | None = None) -> State:
+               at: int | None = None, shown: OpenCall | None | EllipsisType = ...) -> State:
         """Apply ``event``: raises IllegalAction (nothing changes) or StorageError (nothing changes). Any event closes
         the open call; ``settles`` and ``opens``: see :meth:`settle` and :meth:`reopen_last_call`.
 
         ``at`` is the length of the log the tap was made on (the screen its button was drawn on): a tap made before
-        the last event is refused with MovedOn, as the same tap from a window that another has got ahead of is."""
+        the last event is refused with MovedOn, as the same tap from a window that another has got ahead of is.
+        ``shown`` is the call that screen showed (None: none): a tap in a window that has not shown a call opened in
+        another is refused (CalledFirst) rather than close that call unseen (``...``: not from a screen)."""
         self._check_not_moved_on(at)
         old = self.sitting.state
         new = self.sitting.preview(event)
         rows = new.table.rows if new.table is not old.table else None
         with self._reloaded_when_stale():
-            self.store.append(self.sitting_id, len(self.sitting.log), event, rows, settles, opens)
+            self.store.append(self.sitting_id, len(self.sitting.log), event, rows, settles, opens, shown)
         self.sitting.commit(event, new)
         return new
 

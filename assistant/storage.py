@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from types import EllipsisType
 from typing import Protocol, Sequence
 
 from .cards import Rank
@@ -76,7 +77,8 @@ class Store(Protocol):
     def events(self, sitting_id: int) -> list[Event]: ...
 
     def append(self, sitting_id: int, seq: int, event: Event, rows: Sequence[GameResult] | None,
-               settles: OpenCall | None = None, opens: OpenCall | None = None) -> None: ...
+               settles: OpenCall | None = None, opens: OpenCall | None = None,
+               shown: OpenCall | None | EllipsisType = ...) -> None: ...
 
     def open_call(self, sitting_id: int) -> OpenCall | None: ...
 
@@ -106,6 +108,15 @@ class CalledFirst(CallChanged):
 
     def __init__(self, caller: str) -> None:
         super().__init__(f"{caller} called Cheat! on this play first")
+        self.caller = caller
+
+
+class CallOpenElsewhere(CallChanged):
+    """A tap that records an event, from a window that has not shown the call another window opened: the event
+    would close that call unseen (an Undo took back the play called, and the call with it, silently)."""
+
+    def __init__(self, caller: str) -> None:
+        super().__init__(f"{caller} has called Cheat! in another window")
         self.caller = caller
 
 
@@ -329,17 +340,27 @@ class SqliteStore:
         return StorageError(f"event {seq} of sitting {sitting_id} in {self.path} is damaged: {why}")
 
     def append(self, sitting_id: int, seq: int, event: Event, rows: Sequence[GameResult] | None,
-               settles: OpenCall | None = None, opens: OpenCall | None = None) -> None:
+               settles: OpenCall | None = None, opens: OpenCall | None = None,
+               shown: OpenCall | None | EllipsisType = ...) -> None:
         """Write event number ``seq`` (and, when they changed, the table's rows) in one commit, which also closes the
         sitting's open call: ``settles`` names the call the event gives the verdict of, refused (StaleSitting) unless
-        it is the one open, so that a window not yet redrawn settles no call it did not show; ``opens`` is a call
-        opened by the same commit (a verdict taken back to be corrected, with its cards), so no crash between the two
-        can lose the cards."""
+        it is the one open, so that a window not yet redrawn settles no call it did not show; ``shown`` is the call
+        (or None) the window showed as it was tapped, refused the same way unless it is the one open, so that a tap
+        in a window that has not shown another's call (a play, an Undo) closes no call it did not know of (``...``:
+        no window, as an import); ``opens`` is a call opened by the same commit (a verdict taken back to be corrected,
+        with its cards), so no crash between the two can lose the cards."""
         with self._transaction() as db:
             if settles is not None:
                 stored = _open_call(db, sitting_id, self.path)
                 if stored != settles:
                     raise CallChanged(_changed_elsewhere(stored, settles))
+            elif shown is not ...:
+                stored = _open_call(db, sitting_id, self.path)
+                stored = stored if stored is not None and stored.at == seq else None  # one on this log, not an older
+                if stored != shown:
+                    if shown is None:
+                        raise CallOpenElsewhere(stored.caller)
+                    raise CallChanged(_changed_elsewhere(stored, shown))
             try:
                 db.execute(
                     "INSERT INTO events (sitting_id, seq, body, recorded) VALUES (?, ?, ?, ?)",

@@ -270,22 +270,28 @@ MAX_PIXELS = 100_000_000
 
 def decode_picture(data: bytes) -> np.ndarray:
     """Encoded bytes (a JPEG, a PNG, ...) as a BGR picture, turned upright as its EXIF says; :class:`ImageError`
-    says why not. A picture of more than MAX_PIXELS is refused by the size its header gives, before decoding."""
-    too_large = _too_large(data)
-    if too_large:
-        raise ImageError(too_large)
+    says why not. The header is read first, by Pillow: a picture of more than MAX_PIXELS is refused before it is
+    decoded, and so is a file whose header Pillow cannot read (OpenCV would decode some of those, a PNG with a damaged
+    text chunk among them, at any size)."""
+    refused = _header_problem(data)
+    if refused:
+        raise ImageError(refused)
     try:
         arr = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
     except cv2.error:  # OpenCV raises, rather than returning None, over its own limit of 2^30 pixels
         raise ImageError("too many pixels to decode (OpenCV's limit is 2^30)") from None
     if arr is None:
-        raise ImageError(f"not a readable image (corrupt or unsupported format, {len(data):,} bytes)")
+        raise ImageError(_unreadable(data))
     return arr
 
 
-def _too_large(data: bytes) -> str | None:
-    """Why a picture is too large to decode, read from its header alone; None where it is not, or where Pillow
-    does not know the format (OpenCV decides then)."""
+def _unreadable(data: bytes) -> str:
+    return f"not a readable image (corrupt or unsupported format, {len(data):,} bytes)"
+
+
+def _header_problem(data: bytes) -> str | None:
+    """Why a picture is not to be decoded, read from its header alone: too large, or no header Pillow can read;
+    None where it may be."""
     from PIL import Image
 
     with warnings.catch_warnings():
@@ -299,7 +305,7 @@ def _too_large(data: bytes) -> str | None:
             pixels = int(found.group(1)) if found else MAX_PIXELS + 1
             said = f"{pixels:,} pixels"
         except Exception:
-            return None
+            return _unreadable(data)
     if pixels <= MAX_PIXELS:
         return None
     return f"too large to read ({said}; at most {MAX_PIXELS // 1_000_000} million, more than any camera's photo)"

@@ -297,7 +297,7 @@ def test_ranked_table_plays_on_for_places(db):
     assert game.places == ("Ann",) and not game.over
     assert "Cat's turn" in text(at)
     # said at the top: only her tile changed, and a table busy with Ben's play would miss it
-    assert "Ann is out: place 1, +3 points. Play goes on for the next places." in [t.value for t in at.toast]
+    assert "Ann is out: place 1, +3 points. Play goes on for the next places." in [m.value for m in at.success]
     play_many(at, 13)  # Cat plays out
     play_many(at, 13)  # Dan plays out; Cat's play stood
     click(at, "nocall")
@@ -422,6 +422,24 @@ def test_the_setup_offers_the_deal_to_the_left_of_a_dealer_who_has_left(db):
     click(at, "deal")
     game = stored_state(db).state.game
     assert game.dealer == "Alex" and game.turn == "Bart"
+
+
+def test_an_undo_or_a_play_from_a_window_that_has_not_shown_another_windows_call_is_refused(db):
+    """A window opened before Leo's call, tapped before its page showed it: its Undo took back Sam's play and dropped
+    the call, silently (a review)."""
+    at = deal(open_app(), "Sam", "Maya", "Leo")
+    click(at, "play_2")
+    other = open_app()
+    click(at, "cheat_Leo")
+    other.button(key="undo").click().run()
+    assert any("Leo has called Cheat! in another window, so your tap was not recorded" in w for w in errors(other))
+    assert stored_call(db).caller == "Leo" and stored_state(db).state.game.pile == 2
+    assert "Leo calls Cheat! on Sam" in text(other), "the screen now shows the call"
+    click(at, "cancel_call")
+    stale = open_app()
+    click(at, "cheat_Maya")
+    stale.button(key="play_1").click().run()  # Leo plays over a call he has not seen: refused, the call kept
+    assert stored_call(db).caller == "Maya" and stored_state(db).state.game.pile == 2
 
 
 def test_a_match_table_before_any_game_shows_no_standing_of_noughts(db):

@@ -152,7 +152,7 @@ def test_the_summary_says_a_play_can_be_called_a_last_play_decides_the_game_and_
     last = run_replay(tmp_path, [{"event": "new_game", "players": ["A", "B"], "rules": {"max_cards": None}},
                                  {"event": "play", "player": "A", "count": 26}])
     assert last.stdout.startswith("A played their last cards (26 cards claimed as A): Cheat!, or nobody calls, and "
-                                  "A is out only if the play survives.\nThen B plays, claiming 2; pile 26 cards.")
+                                  "A is out only if the play survives.\nThen B plays if the game goes on, claiming 2; pile 26 cards.")
     called = run_replay(tmp_path, [{"event": "new_game", "players": ["Alice", "Ben", "Cara"]},
                                    {"event": "play", "player": "Alice", "count": 2},
                                    {"event": "call", "caller": "Ben", "revealed": ["A", "7"]},
@@ -181,8 +181,9 @@ def test_a_reader_that_has_gone_ends_the_output_without_a_traceback(tmp_path):
         read, write = os.pipe()
         os.close(read)  # the reader is gone before the first line is written
         try:
+            quiet = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # a pipe buffered, as in a shell
             done = subprocess.run([sys.executable, "-m", "assistant", *command], stdout=write, stderr=subprocess.PIPE,
-                                  text=True, cwd=ROOT)
+                                  text=True, cwd=ROOT, env=quiet)
         finally:
             os.close(write)
         assert done.returncode == 1 and done.stderr == "", (command, done.stderr)

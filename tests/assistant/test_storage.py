@@ -19,7 +19,8 @@ from hypothesis import given, settings, strategies as st
 from assistant import IllegalAction, NewGame, Play, Rank, StorageError, TranscriptError, Undo, Winner
 from assistant.events import to_dict
 from assistant.referee import Referee
-from assistant.storage import CalledFirst, MovedOn, OpenCall, SqliteStore, StaleSitting, default_db_path
+from assistant.storage import (CalledFirst, CallOpenElsewhere, MovedOn, OpenCall, SqliteStore, StaleSitting,
+                               default_db_path)
 
 from .helpers import call, ranks
 
@@ -380,6 +381,19 @@ def test_an_older_database_is_brought_up_to_date_and_keeps_its_games(tmp_path, m
     assert raw.execute("PRAGMA application_id").fetchone()[0] == 0x43485246
     assert raw.execute("PRAGMA user_version").fetchone()[0] == 1
     assert Referee(SqliteStore(path), 1).open_call() == OpenCall(2, "Cara")
+
+
+def test_an_event_from_a_screen_that_did_not_show_the_open_call_is_refused_and_keeps_the_call(tmp_path):
+    referee = Referee.new(SqliteStore(tmp_path / "r.sqlite3"), "Friday")
+    referee.record(NewGame(PLAYERS))
+    referee.record(Play("Alice", 2))
+    opened = referee.keep_call(OpenCall(2, "Cara"))
+    other = Referee(SqliteStore(tmp_path / "r.sqlite3"), referee.sitting_id)
+    with pytest.raises(CallOpenElsewhere, match="Cara has called Cheat! in another window"):
+        other.record(Undo(), at=2, shown=None)
+    assert other.open_call() == opened and len(other.sitting.log) == 2
+    other.record(Undo(), at=2, shown=opened)  # a screen that showed it may take the play back, and the call with it
+    assert other.open_call() is None and len(other.sitting.log) == 3
 
 
 def test_a_database_from_a_newer_referee_is_refused(tmp_path):

@@ -77,6 +77,16 @@ def test_a_picture_of_more_pixels_than_a_camera_takes_is_refused_by_its_header(w
         load_image(_png_saying(width, height))
 
 
+def test_a_large_png_whose_header_pillow_refuses_is_not_decoded_by_opencv_at_any_size():
+    """A PNG of 12000 x 9000 with a damaged text chunk: Pillow cannot read its header, libpng decodes it anyway, so the
+    size bar was passed by (a review: 324 MB decoded)."""
+    ok, png = cv2.imencode(".png", np.zeros((9000, 12000), np.uint8))
+    png = png.tobytes()
+    text = struct.pack(">I", 3) + b"tEXtk\x00v" + b"\x00\x00\x00\x00"  # its checksum left at nought
+    with pytest.raises(ImageError, match="not a readable image"):
+        load_image(png[:33] + text + png[33:])
+
+
 def test_a_picture_just_under_the_bar_is_decoded():
     with pytest.raises(ImageError, match="not a readable image"):  # decoded, found to have one pixel of data
         load_image(_png_saying(10000, 10000))
