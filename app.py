@@ -84,9 +84,18 @@ CSS = """
    each: four hands in two rows put the next player's buttons below a 800 px screen */
 .cr-hands {container-type: inline-size;}
 @container (max-width: 620px) {
-  .cr-hand {flex: 1 1 5.5rem; min-width: 0; max-width: 10rem; padding: 0.25rem 0.5rem;}
-  .cr-hand .n {font-size: 2.2rem;}
-  .cr-hand .who {font-size: 1.15rem; overflow-wrap: anywhere;}
+  .cr-hand, .cr-hands.many .cr-hand {flex: 1 1 5rem; min-width: 0; max-width: 10rem; padding: 0.25rem 0.4rem;}
+  .cr-hand .n, .cr-hands.many .cr-hand .n {font-size: 2rem;}
+  .cr-hand .who, .cr-hands.many .cr-hand .who {font-size: 1.1rem; overflow-wrap: anywhere;}
+  /* five hands or more in one row where they fit (six beside the camera put the play buttons below the screen) */
+  .cr-hands.many .cr-hand {flex-basis: 4rem; padding: 0.2rem 0.25rem;}
+  .cr-hands.many .cr-hand .who {font-size: 0.95rem;}
+}
+/* and the pile's line in smaller letters there, so that "Last play Maya: two aces (called)" keeps to one line */
+.st-key-grid_pile {container-type: inline-size;}
+@container (max-width: 620px) {
+  .cr-pile {font-size: 1.7rem;}
+  .cr-last {font-size: 1.2rem;}
 }
 .cr-pile {font-size: 2.2rem; font-weight: 700;}
 .cr-last {font-size: 1.6rem;}
@@ -142,6 +151,13 @@ button.cr-armed {outline: 4px solid #f5b700; outline-offset: 3px;}
   :is(.st-key-grid_play, .st-key-grid_reveal) {gap: 0.45rem !important;}
   :is([class*="st-key-play_"], [class*="st-key-reveal_add_"], .st-key-reveal_honest) button {min-height: 3rem !important;}
   .cr-tapnote {display: none;}
+}
+/* A message in a corner (st.toast) never takes a tap: over the screen bar on a phone it swallowed the tap on "Match
+   table", and a pointer resting on it kept it up for good. On a phone it comes at the foot of the screen, over the
+   pile and the hands, not over the bar and the turn line. */
+[data-testid="stToast"] {pointer-events: none;}
+@media (max-width: 640px) {
+  [data-testid="stToastContainer"] {top: auto !important; bottom: 0.75rem !important;}
 }
 /* The camera's column where the camera is not wanted: hidden, not removed (the browser's camera keeps running). */
 .st-key-split [data-testid="stColumn"]:has(.cr-camera-hidden) {display: none !important;}
@@ -229,8 +245,8 @@ def show_flashes() -> None:
     above the page's columns would move the live camera's element, and the browser would stop its camera."""
     with st.container(key="flashes"):
         for kind, text in st.session_state.pop("flash", []):
-            if kind == "toast":
-                st.toast(text)
+            if kind.startswith("toast"):
+                st.toast(text, duration="long" if kind == "toast_long" else "short")
             else:
                 getattr(st, kind)(text)
 
@@ -343,13 +359,13 @@ def places_now(referee: Referee) -> tuple[str, ...]:
 
 
 def say_places(referee: Referee, before: tuple[str, ...]) -> None:
-    """A player gone out on a ranked table while play goes on is said at the top (only their tile changed); the end of
-    a game has its own banner."""
+    """A player gone out on a ranked table while play goes on is said (only their tile changed), for longer than the
+    other corner messages, as a table busy with the next play may miss it; the end of a game has its own banner."""
     game = referee.state.game
     if game is None or game.over or len(game.places) <= len(before) or game.places[:len(before)] != before:
         return
     for place, name in enumerate(game.places[len(before):], start=len(before) + 1):
-        flash("success", f"{name} is out: place {place}, +{RANKED_POINTS[place - 1]} points. Play goes on for the "
+        flash("toast_long", f"{name} is out: place {place}, +{RANKED_POINTS[place - 1]} points. Play goes on for the "
                          "next places.")
 
 
@@ -569,6 +585,7 @@ def kept_choice(key: str, options: list, default) -> str:
 
 def forget_setup_in_address() -> None:
     st.query_params.pop("seat", None)
+    st.query_params.pop("dealer", None)
     for name in RULE_ADDRESS.values():
         st.query_params.pop(name, None)
 
@@ -627,7 +644,12 @@ def setup_screen(referee: Referee) -> None:
         dealer = None
         if seats:
             default = next_dealer(state, tuple(seats))
-            dealer = st.selectbox("Dealer", seats, index=seats.index(default), key=f"dealer_{'|'.join(seats)}")
+            key = f"dealer_{'|'.join(seats)}"  # a new box when the seats change, which keeps a dealer still seated
+            if key not in st.session_state:
+                kept = st.query_params.get("dealer")
+                st.session_state[key] = kept if kept in seats else default
+            dealer = st.selectbox("Dealer", seats, key=key)
+            put_in_address("dealer", dealer, default)  # kept through a reload, as the players and the rules are
         firsts = ["Dealer's left", "Chosen at random"]
         first_rule = st.radio("First player", firsts, horizontal=True, key=kept_choice("rule_first", firsts, firsts[0]))
 
@@ -833,10 +855,21 @@ def end_call() -> None:
     stop_reading(st.session_state.pop("call", None))
 
 
-def cancel_call(call: OpenCall) -> None:
+def undo_in_call(call: OpenCall) -> None:
+    """Undo while a call is open: the last card tapped in, else the call itself; said, as every undo is."""
+    if call.revealed:
+        if reveal_edit("back"):
+            flash("toast", f"Took back the last card ({words.card_word(call.revealed[-1])}).")
+    elif cancel_call(call):
+        flash("toast", f"Took back {call.caller}'s call: the play stands, and may be called.")
+
+
+def cancel_call(call: OpenCall) -> bool:
     """Cancel the open call, in every window: nobody turns the cards up, and the game goes on as before the call."""
     if attempt(lambda: st.session_state["_referee"].drop_call(call)):
         end_call()
+        return True
+    return False
 
 
 def keep_first_verdict(call: OpenCall) -> None:
@@ -883,10 +916,10 @@ def still_open(referee: Referee, call: OpenCall | None) -> bool:
         return True  # nothing better known: the page's next run says what is wrong with the database
 
 
-def reveal_edit(action: str, rank: str | None = None) -> None:
+def reveal_edit(action: str, rank: str | None = None) -> bool:
     call = st.session_state.get("call")
     if call is None:
-        return
+        return False
     revealed = list(call.revealed)
     if action == "add" and rank is not None:
         revealed.append(Rank(rank))
@@ -897,7 +930,7 @@ def reveal_edit(action: str, rank: str | None = None) -> None:
     elif action == "honest":
         count, claimed = rank.split(":")
         revealed = [Rank(claimed)] * int(count)
-    keep_call(dataclasses.replace(call, revealed=tuple(revealed)), replacing=call)
+    return keep_call(dataclasses.replace(call, revealed=tuple(revealed)), replacing=call)
 
 
 #: Keyboard keys for the reveal buttons (the number of cards played is keys 1 to 8 on the game screen).
@@ -1090,9 +1123,9 @@ def game_screen(referee: Referee) -> None:
         # play called (a wrong caller tapped, then Undo, lost the play too; the play is undone with the call gone)
         if call.revealed:
             button(st, f"Undo the last card ({words.card_word(call.revealed[-1])})", key="undo",
-                   help="Takes back the last card tapped in (key U)", on_click=reveal_edit, args=("back",), shortcut="U")
+                   help="Takes back the last card tapped in (key U)", on_click=undo_in_call, args=(call,), shortcut="U")
         else:
-            button(st, f"Undo {call.caller}'s call", key="undo", on_click=cancel_call, args=(call,), shortcut="U",
+            button(st, f"Undo {call.caller}'s call", key="undo", on_click=undo_in_call, args=(call,), shortcut="U",
                    help="Nobody turns the cards up: the play stands, and may be called again (key U)")
     else:
         label = "Undo" if last is None else words.undo_label(last)

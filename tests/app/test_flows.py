@@ -296,8 +296,9 @@ def test_ranked_table_plays_on_for_places(db):
     game = stored_state(db).state.game
     assert game.places == ("Ann",) and not game.over
     assert "Cat's turn" in text(at)
-    # said at the top: only her tile changed, and a table busy with Ben's play would miss it
-    assert "Ann is out: place 1, +3 points. Play goes on for the next places." in [m.value for m in at.success]
+    # said, for longer than other corner messages: only her tile changed, and a table busy with Ben's play may miss it
+    said = [t for t in at.toast if t.value == "Ann is out: place 1, +3 points. Play goes on for the next places."]
+    assert said and said[0].proto.duration >= 10, [t.proto for t in at.toast]
     play_many(at, 13)  # Cat plays out
     play_many(at, 13)  # Dan plays out; Cat's play stood
     click(at, "nocall")
@@ -535,8 +536,10 @@ def test_a_reload_keeps_a_setup_in_progress_and_the_screen(db):
     at.radio(key="rule_decks").set_value(2).run()
     at.radio(key="rule_table").set_value(TableKind.RANKED).run()
     at.selectbox(key="rule_order").set_value(Order.DOWN).run()
+    at.selectbox(key="dealer_Maya|Sam|Lee").set_value("Maya").run()
     again = reloaded(at)
     assert again.session_state["seats"] == ["Maya", "Sam", "Lee"]
+    assert again.selectbox(key="dealer_Maya|Sam|Lee").value == "Maya", "the dealer chosen too"
     # the house rules chosen so far too: a reload put them back to the defaults, and said nothing
     assert again.toggle(key="rule_jokers").value is True and again.radio(key="rule_decks").value == 2
     assert again.radio(key="rule_table").value is TableKind.RANKED and again.selectbox(key="rule_order").value is Order.DOWN
@@ -545,7 +548,7 @@ def test_a_reload_keeps_a_setup_in_progress_and_the_screen(db):
     game = stored_state(db).state.game
     assert game.rules.jokers and game.rules.decks == 2 and game.rules.table is TableKind.RANKED
     assert not {"seat", "jokers", "decks", "table", "order"} & set(again.query_params.keys())
-    assert "Maya's turn" in text(again)  # Lee deals, Maya opens
+    assert "Sam's turn" in text(again) and "dealer" not in again.query_params  # Maya deals, Sam opens
     again.segmented_control(key="nav_Game").set_value("Match table").run()
     assert reloaded(again).session_state["screen"] == "Match table"
 
@@ -695,11 +698,13 @@ def test_undo_in_a_call_takes_back_the_last_card_then_the_call_and_only_then_the
     assert at.button(key="undo").label == "Undo the last card (K)"
     click(at, "undo")
     assert stored_call(db).caller == "Leo" and revealed(db) == ["7"]
+    assert "Took back the last card (K)." in [t.value for t in at.toast], "said, as every undo is"
     assert at.button(key="undo").label == "Undo the last card (7)"
     click(at, "undo")
     assert at.button(key="undo").label == "Undo Leo's call"
     click(at, "undo")
     assert stored_call(db) is None and "Sam: two aces (can be called)" in text(at), "the play stands, to be called"
+    assert "Took back Leo's call: the play stands, and may be called." in [t.value for t in at.toast]
     assert stored_state(db).state.game.pile == 2
     click(at, "cheat_Maya")
     assert "Maya calls Cheat! on Sam" in text(at)

@@ -950,6 +950,14 @@ def buttons(work: Path) -> dict:
         events = stored("SELECT COUNT(*) FROM events")
         twice("undo")
         result["events added by a double tap on Undo"] = stored("SELECT COUNT(*) FROM events") - events
+        # what the undo did is said in a corner that takes no tap: on a phone at the foot of the screen, not over the
+        # screen bar (it swallowed the tap on "Match table")
+        run.page.set_viewport_size({"width": 390, "height": 844})
+        run.page.locator('[data-testid="stToast"]').first.wait_for(timeout=3_000)
+        result["phone toast: top, pointer events"] = run.page.evaluate("""() => {
+            const t = document.querySelector('[data-testid="stToast"]');
+            return [t.getBoundingClientRect().top, getComputedStyle(t).pointerEvents]; }""")
+        run.page.set_viewport_size({"width": 1280, "height": 1000})
         result["held note"] = run.page.evaluate("() => (document.getElementById('cr-held-note') || {}).textContent")
         result["turn after it"] = run.page.locator(".cr-turn").first.text_content().strip()
         # keys never reach the page's guard: the referee refuses the second U, pressed before the page showed the first

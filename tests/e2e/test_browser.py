@@ -168,6 +168,8 @@ def test_a_double_tap_acts_once_and_the_reveal_shows_every_label_whole(tmp_path)
     result = harness(tmp_path, "buttons", timeout=150)
     assert result["Cheat! tapped as it appears"] == "Sam calls Cheat! on Maya", result  # a new button is not held
     assert result["events added by a double tap on Undo"] == 1, result
+    top, taps = result["phone toast: top, pointer events"]
+    assert top > 844 / 2 and taps == "none", result  # at the foot, and a tap goes through it
     assert result["held note"].startswith("Not taken: the screen had not yet shown your last tap"), result
     assert result["turn after it"] == "Maya's turn", result  # Maya's play taken back, and Sam's kept
     assert result["events added by U pressed twice"] == 1 and result["turn after U twice"] == "Sam's turn", result
