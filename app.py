@@ -1885,23 +1885,40 @@ FOLD_SIDEBAR_UP_TO = 1024
 def fold_sidebar_on_small_screens() -> None:
     """Fold the sidebar once, as the page first opens on a screen up to FOLD_SIDEBAR_UP_TO wide, unless this browser
     has kept a choice of its own: Streamlit keeps a fold or an unfold tapped by hand (in the browser's local storage,
-    under ``stSidebarCollapsed-...``), and a table that opened the sidebar keeps it open."""
+    under ``stSidebarCollapsed-...``), and a table that opened the sidebar keeps it open. Streamlit keeps this fold
+    as if it had been tapped; a mark says it was the screen's, so that the same browser on a wider screen (a window
+    made wider, a laptop) opens the sidebar again. A fold or an unfold tapped by hand takes the mark away."""
     st.html(
         f"""<script>
 (function() {{
   if (window.__cheatSidebarFold) return;
   window.__cheatSidebarFold = true;
-  if (window.innerWidth > {FOLD_SIDEBAR_UP_TO}) return;
-  let chosen = true;  // where the browser keeps no local storage, nothing is known of a choice: left as it is
-  try {{ chosen = Object.keys(window.localStorage).some(k => k.startsWith("stSidebarCollapsed-")); }} catch (e) {{}}
-  if (chosen) return;
-  const started = Date.now();
-  const fold = () => {{
-    const button = document.querySelector('[data-testid="stSidebarCollapseButton"] button');
-    if (button) {{ button.click(); return; }}
-    if (Date.now() - started < 5000) setTimeout(fold, 100);
+  let storage = null;  // where the browser keeps no local storage, nothing is known of a choice: left as it is
+  try {{ storage = window.localStorage; storage.length; }} catch (e) {{ return; }}
+  const MARK = "cheatSidebarFoldedForTheScreen";
+  const kept = () => Object.keys(storage).filter(k => k.startsWith("stSidebarCollapsed-"));
+  document.addEventListener("click", e => {{
+    const toggle = '[data-testid="stSidebarCollapseButton"], [data-testid="stExpandSidebarButton"]';
+    if (e.isTrusted && e.target.closest && e.target.closest(toggle)) storage.removeItem(MARK);
+  }}, true);
+  const press = (selector, then) => {{
+    const started = Date.now();
+    const attempt = () => {{
+      const button = document.querySelector(selector);
+      if (button) {{ button.click(); then(); return; }}
+      if (Date.now() - started < 5000) setTimeout(attempt, 100);
+    }};
+    attempt();
   }};
-  fold();
+  if (window.innerWidth > {FOLD_SIDEBAR_UP_TO}) {{
+    if (storage.getItem(MARK)) press('[data-testid="stExpandSidebarButton"]', () => {{
+      storage.removeItem(MARK);
+      kept().forEach(k => storage.removeItem(k));
+    }});
+    return;
+  }}
+  if (kept().length) return;
+  press('[data-testid="stSidebarCollapseButton"] button', () => storage.setItem(MARK, "1"));
 }})();
 </script>""",
         unsafe_allow_javascript=True,

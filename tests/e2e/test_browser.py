@@ -110,6 +110,7 @@ def test_the_sidebar_opens_folded_on_a_tablet_and_a_sideways_phone_and_keeps_an_
     assert widths["laptop"] >= 250, widths
     assert widths["tablet"] == widths["sideways"] == widths["phone"] == 0, widths
     assert widths["tablet_unfolded_and_reloaded"] >= 250, widths
+    assert widths["sideways_then_wide"] >= 250, widths  # the fold was the screen's, not the table's choice
 
 
 def test_the_camera_says_in_words_why_it_cannot_start(tmp_path):
