@@ -234,7 +234,8 @@ def run_late_tap() -> None:
 def flash(kind: str, text: str) -> None:
     """A message shown once, on the next run (errors from callbacks survive the rerun this way); the same message
     twice before then (taps refused one after another) is shown once. ``kind`` "toast" is what a tap did, said for a
-    few seconds in a corner: said at the top, it pushed the page's buttons down under the next tap."""
+    few seconds in a corner ("toast_long": ten), since said at the top it pushed the page's buttons down under the
+    next tap; any other is the name of a Streamlit message (``warning``, ``error``, ``info``), shown at the top."""
     queued = st.session_state.setdefault("flash", [])
     if (kind, text) not in queued:
         queued.append((kind, text))
@@ -335,7 +336,7 @@ def act(event, at: int) -> bool:
     Callbacks run before the page is redrawn: a second tap made before the page redrew after the first (Undo tapped
     twice took back two events), or a tap in a window that another has got ahead of, is refused (MovedOn,
     StaleSitting) instead of being applied to whoever's turn it is now. What a tap changed out of sight of the top
-    lines (a pass, cards laid out, an undo) is said once at the top of the page.
+    lines (a pass, cards laid out, an undo) is said once, in a corner (:func:`flash`).
     """
     referee: Referee = st.session_state["_referee"]
     undone = referee.sitting.last_counted if isinstance(event, Undo) else None
