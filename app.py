@@ -573,14 +573,16 @@ RULE_ADDRESS = {"rule_decks": "decks", "rule_jokers": "jokers", "rule_max_cards"
                 "rule_first": "first"}
 
 
-def kept_choice(key: str, options: list, default) -> str:
-    """A setup choice's value as this window left it: its widget's, else the one kept in the page's address (a
-    reload), else ``default`` (the last game's choice); written into the address where it differs from ``default``.
-    Returns ``key``, for the widget, which is given no value of its own."""
+def kept_choice(key: str, options: list, default, name: str | None = None) -> str:
+    """A setup choice's value as this window left it: its widget's, else the one kept in the page's address under
+    ``name`` (a reload; by default its name in RULE_ADDRESS), else ``default`` (the last game's choice); written into
+    the address where it differs from ``default``. Returns ``key``, for the widget, which is given no value of its
+    own."""
+    name = name or RULE_ADDRESS[key]
     if key not in st.session_state:
-        kept = st.query_params.get(RULE_ADDRESS[key])
+        kept = st.query_params.get(name)
         st.session_state[key] = next((o for o in options if _spelt(o) == kept), default)
-    put_in_address(RULE_ADDRESS[key], _spelt(st.session_state[key]), _spelt(default))
+    put_in_address(name, _spelt(st.session_state[key]), _spelt(default))
     return key
 
 
@@ -644,13 +646,10 @@ def setup_screen(referee: Referee) -> None:
         st.subheader("Dealer and first player")
         dealer = None
         if seats:
-            default = next_dealer(state, tuple(seats))
-            key = f"dealer_{'|'.join(seats)}"  # a new box when the seats change, which keeps a dealer still seated
-            if key not in st.session_state:
-                kept = st.query_params.get("dealer")
-                st.session_state[key] = kept if kept in seats else default
-            dealer = st.selectbox("Dealer", seats, key=key)
-            put_in_address("dealer", dealer, default)  # kept through a reload, as the players and the rules are
+            # a new box when the seats change, which keeps a dealer still seated; kept through a reload, as the
+            # players and the rules are
+            dealer = st.selectbox("Dealer", seats, key=kept_choice(f"dealer_{'|'.join(seats)}", seats,
+                                                                   next_dealer(state, tuple(seats)), name="dealer"))
         firsts = ["Dealer's left", "Chosen at random"]
         first_rule = st.radio("First player", firsts, horizontal=True, key=kept_choice("rule_first", firsts, firsts[0]))
 
@@ -1091,8 +1090,7 @@ def game_screen(referee: Referee) -> None:
                     f"{esc(words.claim_text(claim))} <span class='cr-sub'>({status})</span></span></div>",
                     unsafe_allow_html=True)
     # nobody plays while a call is open, nor while a last play that would end the game waits for Cheat! or no call
-    waiting = (game.awaiting_call and claim is not None and game.hands[claim.player] == 0
-               and referee.sitting.preview(NoCall()).game.over)
+    waiting = last_play_ends_the_game(referee, game)
     board.markdown(hands_html(game, calling=call is not None or waiting), unsafe_allow_html=True)
     if game.out_of_game:
         board.caption(f"{words.cards(game.out_of_game)} laid out as fours of a kind.")
@@ -1106,7 +1104,7 @@ def game_screen(referee: Referee) -> None:
     if call is not None:
         pass
     elif not game.over:
-        action_panel(referee, game, log_len)
+        action_panel(referee, game, log_len, waiting)
     else:
         button(st, "Next game", key="next_game", type="primary", on_click=lambda: st.session_state.update(screen="Setup"))
 
@@ -1122,19 +1120,27 @@ def game_screen(referee: Referee) -> None:
     elif call is not None:
         # while a call is open the last thing done is the call, or a card tapped in: an undo takes back that, not the
         # play called (a wrong caller tapped, then Undo, lost the play too; the play is undone with the call gone)
-        if call.revealed:
-            button(st, f"Undo the last card ({words.card_word(call.revealed[-1])})", key="undo",
-                   help="Takes back the last card tapped in (key U)", on_click=undo_in_call, args=(call,), shortcut="U")
-        else:
-            button(st, f"Undo {call.caller}'s call", key="undo", on_click=undo_in_call, args=(call,), shortcut="U",
-                   help="Nobody turns the cards up: the play stands, and may be called again (key U)")
+        label, what = ((f"Undo the last card ({words.card_word(call.revealed[-1])})", "Takes back the last card tapped in")
+                       if call.revealed else
+                       (f"Undo {call.caller}'s call", "Nobody turns the cards up: the play stands, and may be called again"))
+        button(st, label, key="undo", help=f"{what} (key U)", on_click=undo_in_call, args=(call,), shortcut="U")
     else:
         label = "Undo" if last is None else words.undo_label(last)
         button(st, label, key="undo", disabled=last is None,
                help="Takes back the last action (key U)", on_click=act, args=(Undo(), log_len), shortcut="U")
 
 
-def action_panel(referee: Referee, game, log_len: int) -> None:
+def last_play_ends_the_game(referee: Referee, game) -> bool:
+    """Whether the last play, still open to a call, emptied its player's hand and ends the game unless it is caught:
+    nobody plays over it then, and the table has only Cheat! or "nobody calls"."""
+    claim = game.last_play
+    return (game.awaiting_call and claim is not None and game.hands[claim.player] == 0
+            and referee.sitting.preview(NoCall()).game.over)
+
+
+def action_panel(referee: Referee, game, log_len: int, waiting: bool) -> None:
+    """The buttons of a turn: Cheat! on a play that can be called, then the next play's; only the first where
+    ``waiting`` (:func:`last_play_ends_the_game`)."""
     claim = game.last_play
     if game.awaiting_call and claim is not None:
         callers = [p for p in game.players if p != claim.player and p not in game.places]
@@ -1152,8 +1158,8 @@ def action_panel(referee: Referee, game, log_len: int) -> None:
         if game.hands[claim.player] == 0:
             button(st, f"Nobody calls: {claim.player} is out", key="nocall", type="primary", on_click=act,
                args=(NoCall(), log_len))
-            if referee.sitting.preview(NoCall()).game.over:
-                return  # the game ends with this play: it must be called or settled first
+        if waiting:
+            return  # the game ends with this play: it must be called or settled first
 
     player = game.turn
     if player is None:
