@@ -777,14 +777,14 @@ class CardReader:
             rows_suit.append(suits.pop() if len(suits) == 1 and r is not Rank.JOKER else None)
             rows_probs.append(joint)
             if joint.max() < self.rank_confidence:
-                reasons.append(f"a card at {[int(v) for v in rows_xyxy[-1]]} is not read confidently "
-                               f"({r.value} at {joint.max():.2f})")
+                reasons.append(f"the card {_where(rows_xyxy[-1], det.image_size)} is not read confidently "
+                               f"({r.value}, {joint.max():.0%} sure)")
         evidence = gate.scene_features(det.xyxy, det.confidence, np.array(rows_probs), pairing, det.image_size,
                                        det.none_prob)
         p_right = None
         if self.gate is not None:
             p_right = float(self.gate.run(None, {"features": evidence[None]})[0][0, 0])
-            reasons = ([f"the reading is more likely wrong than right (the gate gives it {p_right:.2f})"] + reasons
+            reasons = ([f"the reading is more likely wrong than right ({p_right:.0%} likely right)"] + reasons
                        + _gate_doubts(evidence) if p_right < gate.ANSWER_AT else [])
         order = np.lexsort((np.array([b[0] for b in rows_xyxy]), np.array([b[1] for b in rows_xyxy])))
         row_of = np.empty(k, np.int64)
@@ -809,6 +809,25 @@ class CardReader:
         without the wider look (see ``WIDER_LOOK``)."""
         img = load_image(image)
         return self.merge(self.indices(img, wider=not video), img)
+
+
+def _where(xyxy, image_size: tuple[int, int]) -> str:
+    """Where a card lies in the picture, in words ("at the bottom left"), so that a reason points at the card on
+    the table; pixel boxes are for the JSON. The picture is cut in thirds each way."""
+    width, height = image_size
+    if not (width and height):  # indices made by hand, without their picture
+        return f"at {[int(v) for v in xyxy]}"
+    x = (float(xyxy[0]) + float(xyxy[2])) / 2 / width
+    y = (float(xyxy[1]) + float(xyxy[3])) / 2 / height
+    row = ("top", "middle", "bottom")[min(int(y * 3), 2)]
+    column = ("left", "middle", "right")[min(int(x * 3), 2)]
+    if row == column == "middle":
+        return "in the middle"
+    if column == "middle":
+        return f"at the {row}"
+    if row == "middle":
+        return f"on the {column}"
+    return f"at the {row} {column}"
 
 
 def _gate_doubts(evidence: np.ndarray) -> list[str]:

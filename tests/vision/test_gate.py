@@ -107,7 +107,7 @@ def test_the_gate_decides_and_the_doubts_become_its_reasons():
     assert not sure.abstain and sure.reasons == [] and sure.p_right == pytest.approx(0.8, abs=1e-5)
     doubtful = _merger(_constant_gate(0.3)).merge(unsure_five)
     assert doubtful.abstain
-    assert doubtful.reasons[0].startswith("the reading is more likely wrong than right (the gate gives it 0.30)")
+    assert doubtful.reasons[0].startswith("the reading is more likely wrong than right (30% likely right)")
     assert any("not read confidently" in why for why in doubtful.reasons[1:])
     sure_king = _merger(_constant_gate(0.3)).merge(_indices(ONE_KING))
     assert sure_king.abstain and len(sure_king.reasons) == 1  # the gate alone: no hand-rule doubt to name

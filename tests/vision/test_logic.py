@@ -281,6 +281,19 @@ def test_unsure_rank_abstains(merger):
     assert cards.abstain and "not read confidently" in cards.reasons[0]
 
 
+def test_an_unsure_card_is_pointed_at_in_words(merger):
+    """The reason names where the doubtful card lies ("at the bottom right") and how sure the reader is, for a
+    table that reads it off a screen: a pixel box means nothing to players."""
+    det = _indices([(560, 400, 580, 430, "5", "S")])  # in a 640 x 480 picture: the bottom right third
+    det.rank_probs[0] = 0.0
+    det.rank_probs[0, 4], det.rank_probs[0, 3] = 0.55, 0.45
+    assert merger.merge(det).reasons == ["the card at the bottom right is not read confidently (5, 55% sure)"]
+    det.xyxy[0] = [300, 220, 320, 250]
+    assert merger.merge(det).reasons[0].startswith("the card in the middle ")
+    det.xyxy[0] = [10, 220, 30, 250]
+    assert merger.merge(det).reasons[0].startswith("the card on the left ")
+
+
 def test_a_card_read_at_55_percent_is_not_confident_enough(merger):
     """The shipped bar (0.65, chosen on the synthetic scenes) turns a 55% reading into an abstention: on
     those scenes most such readings were wrong, and a referee that guesses is worse than none."""
