@@ -8,6 +8,7 @@ stored log from the start).
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -16,6 +17,14 @@ from .errors import IllegalAction, ImpossibleReveal
 from .events import Call, Event, FourOfAKind, NewGame, NoCall, Pass, Play, Winner
 from .rules import RANKED_POINTS, CountRule, Order, Rules, TableKind
 from .seen import Seen, count, elsewhere, emptied, forget, laid_down, laid_out, picked_up, where
+
+
+def _who(name: str) -> str:
+    """A player's name as a message says it: quoted where spaces or unseen characters would hide what it is, so that
+    "Ann" and "Ann " in one transcript read as two names ("it is Ann's turn, not "Ann "'s"), not as one."""
+    if not name.isprintable():  # a zero-width space or a control character: written as an escape, \u200b
+        return json.dumps(name)
+    return name if name == " ".join(name.split()) else json.dumps(name, ensure_ascii=False)
 
 
 def _cards(n: int) -> str:
@@ -207,7 +216,7 @@ def _new_game(state: State, event: NewGame) -> State:
     seen: set[str] = set()
     for name in players:
         if name in seen:
-            raise IllegalAction(f"{name} is listed twice; player names must be unique")
+            raise IllegalAction(f"{_who(name)} is listed twice; player names must be unique")
         seen.add(name)
     dealer = event.dealer if event.dealer is not None else default_dealer(state, players)
     _require_seated(players, dealer, "dealer")
@@ -271,7 +280,7 @@ def _left_of(players: tuple[str, ...], name: str) -> str:
 
 def _require_seated(players: tuple[str, ...], name: str, role: str) -> None:
     if name not in players:
-        raise IllegalAction(f"the {role} {name} is not one of the players ({', '.join(players)})")
+        raise IllegalAction(f"the {role} {_who(name)} is not one of the players ({', '.join(map(_who, players))})")
 
 
 #: A game recorded by one tap on its winner has no deck size: it may seat as many as two decks allow.
@@ -298,7 +307,7 @@ def _winner(state: State, event: Winner) -> State:
     places = _result_places(table.kind, event, players)
     for name in places:
         if name not in players:
-            raise IllegalAction(f"{name} is not one of the players ({', '.join(players)})")
+            raise IllegalAction(f"{_who(name)} is not one of the players ({', '.join(map(_who, players))})")
     if len(set(places)) != len(places):
         raise IllegalAction("a player can take only one place")
     # every player placed: the last is the one left with cards, who takes no place (a sitting stored before this rule
@@ -325,7 +334,7 @@ def _result_places(kind: TableKind, event: Winner, players: tuple[str, ...]) -> 
         if not 1 <= len(event.places) <= most:
             raise IllegalAction(f"a ranked table records 1 to {most} places")
         if event.player is not None and event.player != event.places[0]:
-            raise IllegalAction(f"the winner {event.player} must be first in the places")
+            raise IllegalAction(f"the winner {_who(event.player)} must be first in the places")
         return event.places
     assert event.player is not None
     return (event.player,)
@@ -338,17 +347,17 @@ def _game_in_play(state: State) -> Game:
     if state.game is None:
         raise IllegalAction("no game has been dealt yet")
     if state.game.over:
-        raise IllegalAction(f"the game is over: {state.game.places[0]} won" if state.game.places else "the game is over")
+        raise IllegalAction(f"the game is over: {_who(state.game.places[0])} won" if state.game.places else "the game is over")
     return state.game
 
 
 def _require_turn(game: Game, player: str, action: str) -> None:
     if player not in game.players:
-        raise IllegalAction(f"{player} is not playing in this game")
+        raise IllegalAction(f"{_who(player)} is not playing in this game")
     if player in game.places:
-        raise IllegalAction(f"{player} is out of the game and cannot {action}")
+        raise IllegalAction(f"{_who(player)} is out of the game and cannot {action}")
     if player != game.turn:
-        raise IllegalAction(f"it is {game.turn}'s turn, not {player}'s")
+        raise IllegalAction(f"it is {_who(game.turn)}'s turn, not {_who(player)}'s")
 
 
 def _next_turn(game: Game, after: str) -> str | None:
@@ -415,14 +424,14 @@ def _play(state: State, event: Play) -> State:
     _require_turn(current, event.player, "play")
     rules = current.rules
     if event.count < 1:
-        raise IllegalAction(f"{event.player} must play at least one card")
+        raise IllegalAction(f"{_who(event.player)} must play at least one card")
     if rules.max_cards == 1 and event.count != 1:
-        raise IllegalAction(f"exactly one card per play in this game; {event.player} cannot play {event.count}")
+        raise IllegalAction(f"exactly one card per play in this game; {_who(event.player)} cannot play {event.count}")
     if rules.max_cards is not None and event.count > rules.max_cards:
-        raise IllegalAction(f"at most {rules.max_cards} cards per play in this game; {event.player} cannot play {event.count}")
+        raise IllegalAction(f"at most {rules.max_cards} cards per play in this game; {_who(event.player)} cannot play {event.count}")
     held = current.hands[event.player]
     if event.count > held:
-        raise IllegalAction(f"{event.player} holds {_cards(held)} and cannot play {event.count}")
+        raise IllegalAction(f"{_who(event.player)} holds {_cards(held)} and cannot play {event.count}")
     rank = _claimed_rank(current, event)
     game = _settled_copy(current)
     game.hands[event.player] -= event.count
@@ -442,13 +451,13 @@ def _claimed_rank(game: Game, event: Play) -> Rank:
     if event.rank is None:
         if len(allowed) > 1:
             shown = " or ".join(r.value for r in allowed)
-            raise IllegalAction(f"{event.player} must say which rank is claimed: {shown}")
+            raise IllegalAction(f"{_who(event.player)} must say which rank is claimed: {shown}")
         return allowed[0]
     if event.rank not in allowed:
         if len(allowed) == 1:
             raise IllegalAction(f"the rank due is {allowed[0].value}, not {event.rank.value}")
         shown = " or ".join(r.value for r in allowed)
-        raise IllegalAction(f"{event.player} may claim {shown}, not {event.rank.value}")
+        raise IllegalAction(f"{_who(event.player)} may claim {shown}, not {event.rank.value}")
     return event.rank
 
 
@@ -482,7 +491,7 @@ def check_reveal(game: Game, revealed: tuple[Rank, ...]) -> None:
         raise ImpossibleReveal("a reveal shows at least one card")
     held = game.hands[claim.player] + claim.count
     if len(revealed) > held:
-        raise ImpossibleReveal(f"{claim.player} held {_cards(held)} and cannot have played {len(revealed)}")
+        raise ImpossibleReveal(f"{_who(claim.player)} held {_cards(held)} and cannot have played {len(revealed)}")
     for rank, seen in Counter(revealed).items():
         if rank is Rank.JOKER:
             if not rules.jokers:
@@ -540,11 +549,11 @@ def check_caller(game: Game, caller: str) -> None:
     if game.over or not game.awaiting_call or game.last_play is None:
         raise IllegalAction("no play to call")
     if caller not in game.players:
-        raise IllegalAction(f"{caller} is not playing in this game")
+        raise IllegalAction(f"{_who(caller)} is not playing in this game")
     if caller == game.last_play.player:
-        raise IllegalAction(f"{caller} cannot call their own play")
+        raise IllegalAction(f"{_who(caller)} cannot call their own play")
     if caller in game.places:
-        raise IllegalAction(f"{caller} is out of the game and cannot call")
+        raise IllegalAction(f"{_who(caller)} is out of the game and cannot call")
 
 
 def verdict_for(game: Game, caller: str, revealed: tuple[Rank, ...]) -> Verdict:
@@ -598,14 +607,14 @@ def _four_of_a_kind(state: State, event: FourOfAKind) -> State:
     if not rules.four_of_a_kind:
         raise IllegalAction("laying out four of a kind is off in this game")
     if event.player not in current.players:
-        raise IllegalAction(f"{event.player} is not playing in this game")
+        raise IllegalAction(f"{_who(event.player)} is not playing in this game")
     if event.player in current.places:
-        raise IllegalAction(f"{event.player} is out of the game")
+        raise IllegalAction(f"{_who(event.player)} is out of the game")
     if event.rank is Rank.JOKER:
         raise IllegalAction("jokers cannot be laid out as four of a kind")
     held = current.hands[event.player]
     if held < 4:
-        raise IllegalAction(f"{event.player} holds {_cards(held)} and cannot lay out four")
+        raise IllegalAction(f"{_who(event.player)} holds {_cards(held)} and cannot lay out four")
     laid = current.fours_out.get(event.rank, 0)
     if laid + 4 > rules.copies_per_rank:
         raise IllegalAction(f"all {rules.copies_per_rank} cards of rank {event.rank.value} are already out of the game")

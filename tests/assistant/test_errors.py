@@ -23,6 +23,16 @@ def test_playing_out_of_turn_names_whose_turn_it_is():
     assert_rejected(table, Play("Cara", 1), "it is Ben's turn, not Cara's")
 
 
+def test_names_that_look_alike_are_quoted_apart():
+    """A transcript may seat "Ann" and "Ann " (unique strings, as TRANSCRIPT.md asks); a message that printed both
+    plainly read "it is Ann's turn, not Ann 's". Such names are quoted, and an unseen character escaped."""
+    table = sitting(("Ann", "Ann ", "Ben\u200b"))
+    assert_rejected(table, Play("Ann ", 1), 'it is Ann\'s turn, not "Ann "\'s')
+    table.apply(Play("Ann", 1))
+    assert_rejected(table, Play("Ben\u200b", 1), 'it is "Ann "\'s turn, not "Ben\\u200b"\'s')
+    assert_rejected(table, Play("Zoë", 1), "Zoë is not playing in this game")
+
+
 def test_playing_more_cards_than_held_names_the_hand():
     table = sitting(("Alice", "Ben", "Cara", "Dev"), max_cards=None)
     for name in ("Alice", "Ben", "Cara"):
