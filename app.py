@@ -76,6 +76,10 @@ CSS = """
 .cr-hand .n {font-size: 2.6rem; font-weight: 800; line-height: 1.1;}
 .cr-hand .who {font-size: 1.3rem; font-weight: 600;}
 .cr-hand .tag {font-size: 0.9rem; opacity: 0.7;}
+.cr-hand .who :is(.long, .longer, .longest) {display: inline-block; line-height: 1.2;}
+.cr-hand .who .long {font-size: 0.8em;}
+.cr-hand .who .longer {font-size: 0.7em;}
+.cr-hand .who .longest {font-size: 0.6em;}
 .cr-hands.many {gap: 0.4rem;}
 .cr-hands.many .cr-hand {min-width: 6rem; padding: 0.25rem 0.6rem;}
 .cr-hands.many .cr-hand .n {font-size: 2rem;}
@@ -724,6 +728,16 @@ def deal(seats: tuple[str, ...], dealer: str | None, rules: Rules, random_first:
 # --- the game screen -----------------------------------------------------------------------------
 
 
+def name_in_tile(name: str) -> str:
+    """A name for a hand tile: one with a word of nine letters or more in smaller letters, the smaller the longer the
+    word, which a narrow tile (five or six hands beside the camera) otherwise broke inside ("Evangeli / ne")."""
+    longest = max(len(word) for word in name.split())
+    if longest < 9:
+        return esc(name)
+    size = "long" if longest < 11 else "longer" if longest < 14 else "longest"
+    return f"<span class='{size}'>{esc(name)}</span>"
+
+
 def hands_html(game, calling: bool = False) -> str:
     """The hands as tiles; while a call is open the player whose turn comes after it "plays next" (not "to play":
     nobody plays until the call is settled)."""
@@ -741,7 +755,7 @@ def hands_html(game, calling: bool = False) -> str:
             place = game.places.index(name) + 1
             tags.append("winner" if place == 1 else f"place {place}")
         tiles.append(
-            f"<div class='{' '.join(classes)}'><div class='who'>{esc(name)}</div>"
+            f"<div class='{' '.join(classes)}'><div class='who'>{name_in_tile(name)}</div>"
             f"<div class='n'>{game.hands[name]}</div><div class='tag'>{esc(' · '.join(tags)) or '&nbsp;'}</div></div>"
         )
     many = " many" if len(game.players) > 4 else ""  # smaller tiles, so that six fit in a row or two

@@ -146,7 +146,7 @@ def test_plays_are_entered_from_the_keyboard_where_the_order_gives_a_choice_of_r
 
 def test_every_cheat_button_shows_its_players_whole_name(tmp_path):
     """Six players with long names, the game column narrowed by the live camera beside it: a button cut to "Bar…"
-    does not say whom a tap names as the caller."""
+    does not say whom a tap names as the caller, and a name broken inside a word in its hand tile is hard to read."""
     result = harness(tmp_path, "names", timeout=150)
     # the game opens at its top after a deal, and a second tap on the deal a moment late does not take it back
     assert result["scrolled after the deal"] == 0, result
@@ -155,6 +155,7 @@ def test_every_cheat_button_shows_its_players_whole_name(tmp_path):
     shown = {b["name"].removeprefix("campaign ").strip(): b["cut"] for b in result["buttons"]}
     assert shown == {"Bartholomew": False, "Christopherson": False, "Maximiliano": False, "Evangeline": False,
                      "Jo": False}, result
+    assert result["hand names broken inside a word"] == [], result  # "Evangeli / ne" in a narrow hand tile
     assert result["phone play rows"] == 1, result  # up to four cards a play: four buttons in a row, on a phone too
     assert min(result["phone game width"]) >= 300, result  # not squeezed beside the camera on a 390 px screen
     assert result["tablet game width"] >= 450, result  # nor beside the camera and the sidebar on an 820 px tablet
