@@ -11,6 +11,7 @@ import dataclasses
 import json
 import os
 import random
+import re
 import sys
 import time
 import uuid
@@ -57,6 +58,15 @@ CSS = """
 .cr-turn {font-size: clamp(2rem, 4.5vw, 3.2rem); font-weight: 800; line-height: 1.1; margin: 0.2rem 0;
   word-break: normal; overflow-wrap: break-word;}
 .cr-nb {white-space: nowrap;}
+/* words for a screen reader only ("16 cards" in a hand tile that shows "16") */
+.cr-sr {position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap;}
+/* the focus of a keyboard, seen on every button and choice (Streamlit's ring on a button is a faint red, about 2:1
+   on white, and a radio or a toggle showed almost nothing) */
+button:focus-visible, [role="tab"]:focus-visible {outline: 3px solid #1f6feb !important; outline-offset: 2px;}
+label:has(input:focus-visible) {outline: 3px solid #1f6feb; outline-offset: 2px; border-radius: 0.3rem;}
+/* a lie and an honest play told apart by more than colour (red and green look alike to many players) */
+.cr-lie::before {content: "✗ ";}
+.cr-honest::before {content: "✓ ";}
 /* Streamlit leaves 6rem above the page; 3rem clears its header's buttons, and the turn's buttons come up with it (on
    a laptop of 768 px the next player's play buttons were below the screen after a verdict) */
 [data-testid="stMainBlockContainer"] {padding-top: 3rem !important;}
@@ -107,6 +117,18 @@ CSS = """
 .cr-choicekeys {font-size: 0.95rem; opacity: 0.8; margin-top: 0.3rem;}
 .cr-pending {font-weight: 700;}
 button.cr-armed {outline: 4px solid #f5b700; outline-offset: 3px;}
+/* Beside the camera on a laptop the game's column is about half the screen: the turn line, the claim and the small
+   print by that column's width, not the screen's (at 1280 x 800 "Ben calls Cheat! on Ann" and the claim under it
+   took four lines, and the rank buttons of a call were pushed below the screen). A phone has its own sizes below. */
+.st-key-split [data-testid="stHorizontalBlock"] > [data-testid="stColumn"]:first-child {container: game / inline-size;}
+@media (min-width: 641px) {
+  @container game (max-width: 620px) {
+    .cr-turn {font-size: clamp(1.8rem, 6.4cqi, 3.2rem);}
+    .cr-due {font-size: clamp(1.4rem, 4.6cqi, 2.4rem);}
+    .cr-sub {font-size: 1.15rem;}
+    .cr-last {font-size: 1.3rem;}
+  }
+}
 /* On a phone Streamlit stacks columns one under another: the grids of play, reveal and Cheat! buttons stay in
    rows there (sixteen play buttons or fourteen ranks one per row would run to pages), and keyboard keys,
    which a touch screen has none of, are not shown on them. */
@@ -177,6 +199,8 @@ button.cr-armed {outline: 4px solid #f5b700; outline-offset: 3px;}
   [class*="st-key-play_"] kbd, [class*="st-key-reveal_add_"] kbd, .st-key-undo kbd, .cr-choicekeys, .cr-keysonly {
     display: none;}
 }
+/* a key's hint on its button at full strength: at Streamlit's 0.6 it read at 2.8:1 on the red play buttons */
+button kbd {opacity: 1 !important;}
 .cr-camnote {display: none; font-size: 0.95rem; font-weight: 600; color: #d93a2b;}
 [class*="st-key-play_"] button, [class*="st-key-cheat_"] button, .st-key-nocall button, .st-key-apply_verdict button,
 [class*="st-key-reveal_add_"] button, .st-key-reveal_honest button {min-height: 3.4rem;}
@@ -205,12 +229,18 @@ def open_store() -> SqliteStore:
     return SqliteStore()
 
 
-def button(where, label: str, *, on_click: Callable, args: tuple = (), **settings) -> None:
+def button(where, label: str, *, on_click: Callable, args: tuple = (), spoken: str | None = None, **settings) -> None:
     """``where.button`` whose action is sure to run, once. Streamlit runs ``on_click`` before the page's next run, but
     drops it when the tap reaches a session whose first run has not drawn the button yet: a page left open through a
     server's restart and tapped as it reconnects (16 of 16 such taps were lost, with nothing said). The button still
-    reads as pressed in that run; the action is then run at the top of the next one (:func:`run_late_tap`)."""
+    reads as pressed in that run; the action is then run at the top of the next one (:func:`run_late_tap`).
+
+    ``spoken`` is the button's name for a screen reader where its label alone says too little ("2", "K", "Ben"); an
+    icon's button is named by its ``help``. The page sets them (:func:`for_every_player`)."""
     key = settings["key"]
+    name = spoken or (settings.get("help") if not label else None)
+    if name:
+        st.session_state.setdefault("_spoken", {})[key] = name
     pressed = where.button(label, on_click=_tapped, args=(key, on_click, args), **settings)
     # a disabled button's callback is dropped on purpose (it was disabled when tapped)
     if pressed and not settings.get("disabled") and key not in st.session_state.get("_tapped_this_run", ()):
@@ -229,10 +259,15 @@ def run_late_tap() -> None:
     (see :func:`button`), before any widget is drawn: as a callback would have."""
     ss = st.session_state
     ss["_tapped_this_run"] = ss.pop("_tapped", set())
+    ss["_spoken"] = {}
     late = ss.pop("_late_tap", None)
     if late is not None:
         action, args = late
         action(*args)
+
+
+#: How long what a tap did is said in the corner: Streamlit's "short" (4 s) was gone before a slow reader was through.
+TOAST_SECONDS = 7
 
 
 def flash(kind: str, text: str) -> None:
@@ -251,7 +286,7 @@ def show_flashes() -> None:
     with st.container(key="flashes"):
         for kind, text in st.session_state.pop("flash", []):
             if kind.startswith("toast"):
-                st.toast(text, duration="long" if kind == "toast_long" else "short")
+                st.toast(text, duration="long" if kind == "toast_long" else TOAST_SECONDS)
             else:
                 getattr(st, kind)(text)
 
@@ -435,7 +470,7 @@ def sitting_names(sittings) -> dict[int, str]:
 
 def sidebar(store: SqliteStore, sittings, chosen) -> None:
     with st.sidebar:
-        st.header("Sitting")
+        st.header("Sitting", anchor=False)
         if sittings:
             ids = [s.id for s in sittings]
             names = sitting_names(sittings)
@@ -451,7 +486,7 @@ def sidebar(store: SqliteStore, sittings, chosen) -> None:
             if st.form_submit_button("Start a new sitting", key="sitting_create"):
                 start_sitting(store, name)
         st.divider()
-        st.header("Sound and camera")
+        st.header("Sound and camera", anchor=False)
         st.toggle("Speak verdicts aloud", key=from_address("speak", True))
         keep_in_address("speak", True)
         if st.session_state.get("speak", True):
@@ -621,10 +656,10 @@ def setup_screen(referee: Referee) -> None:
     put_in_address("seat", seats, default)
     base = previous.rules if previous is not None else Rules()
 
-    st.title("New game")
+    st.title("New game", anchor=False)
     left, right = st.columns([1, 1], gap="large")
     with left:
-        st.subheader("Players, in seating order")
+        st.subheader("Players, in seating order", anchor=False)
         st.caption("Play passes from each player to the next, and from the last back to the first.")
         rows = st.container(key="grid_seats")  # each name with its buttons in one row, on a phone too
         for i, name in enumerate(seats):
@@ -647,7 +682,7 @@ def setup_screen(referee: Referee) -> None:
         if problem := st.session_state.pop("name_problem", None):
             st.error(problem)
 
-        st.subheader("Dealer and first player")
+        st.subheader("Dealer and first player", anchor=False)
         dealer = None
         if seats:
             # a new box when the seats change, which keeps a dealer still seated; kept through a reload, as the
@@ -658,7 +693,7 @@ def setup_screen(referee: Referee) -> None:
         first_rule = st.radio("First player", firsts, horizontal=True, key=kept_choice("rule_first", firsts, firsts[0]))
 
     with right:
-        st.subheader("House rules")
+        st.subheader("House rules", anchor=False)
         decks = st.radio("Decks", [1, 2], horizontal=True, key=kept_choice("rule_decks", [1, 2], base.decks),
                          format_func=lambda d: "One deck" if d == 1 else "Two decks")  # the deal below counts the cards
         jokers = st.toggle("Jokers (2 per deck, count as any rank)",
@@ -694,12 +729,13 @@ def setup_screen(referee: Referee) -> None:
         order_from_left = [seats[(start + k) % len(seats)] for k in range(len(seats))]
         sizes = rules.deal_sizes(len(seats))
         dealt = dict(zip(order_from_left, sizes))
-        st.subheader("The deal")
+        st.subheader("The deal", anchor=False)
         st.caption(f"{rules.deck_size} cards, one at a time from {order_from_left[0]} (the dealer's left); "
                    f"the first seats get the extra cards.")
-        st.dataframe({"Player": seats, "Cards dealt": [dealt[name] for name in seats],
-                      "Role": ["dealer" if name == dealer else ("plays first" if name == order_from_left[0] and first_rule == "Dealer's left" else "")
-                               for name in seats]}, hide_index=True, key="deal_table")
+        # a plain table: a data grid put a toolbar and a grid's cells between the players and the deal button
+        st.table({"Player": seats, "Cards dealt": [dealt[name] for name in seats],
+                  "Role": ["dealer" if name == dealer else ("plays first" if name == order_from_left[0] and first_rule == "Dealer's left" else "")
+                           for name in seats]}, hide_index=True)
         if first_rule == "Dealer's left":
             st.caption(f"{order_from_left[0]} plays first and claims aces.")
         else:
@@ -756,7 +792,7 @@ def hands_html(game, calling: bool = False) -> str:
             tags.append("winner" if place == 1 else f"place {place}")
         tiles.append(
             f"<div class='{' '.join(classes)}'><div class='who'>{name_in_tile(name)}</div>"
-            f"<div class='n'>{game.hands[name]}</div><div class='tag'>{esc(' · '.join(tags)) or '&nbsp;'}</div></div>"
+            f"<div class='n'>{game.hands[name]}<span class='cr-sr'> {'card' if game.hands[name] == 1 else 'cards'}</span></div><div class='tag'>{esc(' · '.join(tags)) or '&nbsp;'}</div></div>"
         )
     many = " many" if len(game.players) > 4 else ""  # smaller tiles, so that six fit in a row or two
     return f"<div class='cr-hands{many}'>" + "".join(tiles) + "</div>"
@@ -956,7 +992,7 @@ def choice_keys(ranks: tuple[Rank, ...], turn: str) -> None:
     """Keys for a play where the rank order gives a choice: the number, then the rank's key ("3", then "K": three
     kings), as the play is said. Streamlit binds one key to one button, and a number alone does not say which
     rank; so a listener on the page holds the number until the rank's key comes and then taps that button, the
-    same tap as a click. The number is forgotten on Esc, after 5 seconds, at a tap or click anywhere, and when the
+    same tap as a click. The number is forgotten on Esc, after 10 seconds, at a tap or click anywhere, and when the
     turn it was typed in (``turn``) is over: it must never become the next player's play. Keys typed into a text
     box never count."""
     by_key = {REVEAL_KEYS[rank]: rank.value for rank in ranks}
@@ -966,7 +1002,7 @@ def choice_keys(ranks: tuple[Rank, ...], turn: str) -> None:
             f"3, then {REVEAL_KEYS[example]} for three {words.rank_plural(example, 3)}. Esc starts again.")
     st.html(
         f"""<div class="cr-choicekeys" data-ranks='{esc(json.dumps(by_key))}' data-turn='{esc(turn)}'><span
-class="cr-keyhint">{esc(hint)}</span> <span class="cr-pending"></span></div>
+class="cr-keyhint">{esc(hint)}</span> <span class="cr-pending" aria-live="polite"></span></div>
 <script>
 (function() {{
   if (window.__cheatChoiceKeys) return;  // one listener for the page: it reads the ranks from the panel drawn now
@@ -978,7 +1014,7 @@ class="cr-keyhint">{esc(hint)}</span> <span class="cr-pending"></span></div>
     pending = n;
     heldIn = n === null ? null : (panel() || {{dataset: {{}}}}).dataset.turn;
     clearTimeout(timer);
-    if (n !== null) timer = setTimeout(() => hold(null), 5000);
+    if (n !== null) timer = setTimeout(() => hold(null), 10000);
     document.querySelectorAll(".cr-armed").forEach(e => e.classList.remove("cr-armed"));
     const p = panel();
     if (!p) return;
@@ -1029,7 +1065,7 @@ def game_screen(referee: Referee) -> None:
     log_len = len(referee.sitting.log)
     call = current_call(referee)  # first: a call this window held ends here too when the game is gone
     if game is None:
-        st.title("No game yet")
+        st.title("No game yet", anchor=False)
         st.info("Set up the players and the house rules to deal the first game.")
         button(st, "Set up a game", key="goto_setup", on_click=lambda: st.session_state.update(screen="Setup"), type="primary")
         return
@@ -1062,15 +1098,15 @@ def game_screen(referee: Referee) -> None:
         # said once a game: keyed by its row on the match table, not by the log, which an undo of a later event moves
         speak(f"{winner} wins!", f"win:{st.session_state['_sitting_key']}:{len(state.table.rows)}")
     elif call is not None:
-        st.markdown(f"<div class='cr-turn'>{words.name_html(call.caller)} calls Cheat! on {words.name_html(claim.player)}</div>"
+        st.markdown(f"<div class='cr-turn' role='heading' aria-level='1'>{words.name_html(call.caller)} calls Cheat! on {words.name_html(claim.player)}</div>"
                     f"<div class='cr-due'>{words.name_html(claim.player)} claimed {esc(words.claim_text(claim))}: "
                     f"turn those cards face up</div>", unsafe_allow_html=True)
     elif game.awaiting_call and claim is not None and game.hands[claim.player] == 0:
-        st.markdown(f"<div class='cr-turn'>{words.name_html(claim.player)} played their last cards</div>"
+        st.markdown(f"<div class='cr-turn' role='heading' aria-level='1'>{words.name_html(claim.player)} played their last cards</div>"
                     f"<div class='cr-due'>Cheat! or nobody calls: {words.name_html(claim.player)} is out only if the play survives</div>",
                     unsafe_allow_html=True)
     elif game.turn is not None:
-        st.markdown(f"<div class='cr-turn'>{words.name_html(game.turn)}'s turn</div>"
+        st.markdown(f"<div class='cr-turn' role='heading' aria-level='1'>{words.name_html(game.turn)}'s turn</div>"
                     f"<div class='cr-due'>claims {esc(words.ranks_due(game.ranks_allowed))}</div>", unsafe_allow_html=True)
 
     if verdict_fresh:
@@ -1168,7 +1204,7 @@ def action_panel(referee: Referee, game, log_len: int, waiting: bool) -> None:
             cols = grid.columns(per_row)
             for col, name in zip(cols, callers[row_start:row_start + per_row]):
                 button(col, name, key=f"cheat_{name}", on_click=start_call, args=(name, log_len), width="stretch",
-                           icon=":material/campaign:", wrap=True)
+                           icon=":material/campaign:", wrap=True, spoken=f"{name} calls Cheat!")
         if game.hands[claim.player] == 0:
             button(st, f"Nobody calls: {claim.player} is out", key="nocall", type="primary", on_click=act,
                args=(NoCall(), log_len))
@@ -1196,8 +1232,9 @@ def action_panel(referee: Referee, game, log_len: int, waiting: bool) -> None:
                 # "3 × 2s", not "3 × 2": three of them; "3 × K's", since "Ks" and "As" read badly
                 label = f"{n} × {rank.value}{'s' if rank.value.isdigit() else chr(39) + 's'}" if choice else str(n)
                 key = f"play_{rank.value}_{n}" if choice else f"play_{n}"
+                said = words.claim_text(Play(player, n, rank)) if choice else words.cards(n)
                 button(cols[(n - 1) % per_row], label, key=key, type="primary", width="stretch",
-                                               shortcut=None if choice else str(n),
+                                               shortcut=None if choice else str(n), spoken=f"{player} lays down {said}",
                                                on_click=act, args=(Play(player, n, rank if choice else None), log_len))
     if choice:  # the keys' hint under the buttons it is for: over them, it pushed them below a laptop's screen
         choice_keys(ranks, f"{st.session_state.get('_sitting_key')}:{log_len}")
@@ -1255,7 +1292,8 @@ def call_panel(referee: Referee, game, call: OpenCall) -> None:
             cols = grid.columns(per_row)
         label = "Joker" if rank is Rank.JOKER else rank.value  # "JOKER" does not fit a phone's fifth of a row
         button(cols[i % per_row], label, key=f"reveal_add_{rank.value}", on_click=reveal_edit, args=("add", rank.value),
-                           width="stretch", shortcut=REVEAL_KEYS.get(rank))
+                           width="stretch", shortcut=REVEAL_KEYS.get(rank),
+                           spoken=f"Revealed card: {words.rank_plural(rank, 1)}")
     b1, b2, b3 = grid.columns(3)
     button(b1, "Back one card", key="reveal_back", on_click=reveal_edit, args=("back",), wrap=True)
     button(b2, "Clear", key="reveal_clear", on_click=reveal_edit, args=("clear",), wrap=True)
@@ -1616,14 +1654,14 @@ def table_screen(referee: Referee) -> None:
     state = referee.state
     table = state.table
     log_len = len(referee.sitting.log)
-    st.title("Match table")
+    st.title("Match table", anchor=False)
     kinds = {row.kind for row in table.rows} or {table.kind}
     unit = "Wins" if kinds == {TableKind.MATCH} else "Points"
     st.caption(f"{len(table.rows)} game{'s' if len(table.rows) != 1 else ''} finished · " + words.scoring(kinds))
     scores = table.scores()
     if scores and table.rows:  # before a game is finished, a standing of noughts and an empty chart say nothing
         ranking = sorted(scores.items(), key=lambda kv: (-kv[1], list(scores).index(kv[0])))
-        st.subheader("Standing")
+        st.subheader("Standing", anchor=False)
         st.dataframe({"Player": [p for p, _ in ranking], unit: [s for _, s in ranking]}, hide_index=True, key="standing")
         import pandas as pd
 
@@ -1641,7 +1679,7 @@ def table_screen(referee: Referee) -> None:
     last_dealt = next((e.players for e in reversed(referee.sitting.log) if isinstance(e, NewGame)), ())
     players = (tuple(state.game.players) if state.game is not None
                else tuple(st.session_state.get("seats") or table.players or last_dealt))
-    st.subheader("Record a winner")
+    st.subheader("Record a winner", anchor=False)
     in_progress = state.game is not None and not state.game.over
     if players:
         st.caption("For a game played without tracking: one tap on the winner." +
@@ -1652,7 +1690,7 @@ def table_screen(referee: Referee) -> None:
         for row_start in range(0, len(players), per_row):  # row by row: the seating order reads left to right
             for col, name in zip(grid.columns(per_row), players[row_start:row_start + per_row]):
                 button(col, name, key=f"winner_{name}", on_click=record_winner, args=(name, players, log_len), width="stretch",
-                           wrap=True)
+                           wrap=True, spoken=f"{name} won: record the game")
         most = ranked_places_most(len(players))
         if table.kind is TableKind.RANKED and most >= 2:  # two players: the winner's tap is the whole result
             st.session_state["_table_players"] = players
@@ -1663,7 +1701,7 @@ def table_screen(referee: Referee) -> None:
     else:
         st.caption("Add the players in the setup first.")
 
-    st.subheader("History")
+    st.subheader("History", anchor=False)
     if table.rows:
         history = {
             "Game": [r.number for r in table.rows],
@@ -1793,7 +1831,7 @@ def guard_taps() -> None:
     }
     note.style.display = "block";
     clearTimeout(note.__hide);
-    note.__hide = setTimeout(() => { note.style.display = "none"; }, 2000);
+    note.__hide = setTimeout(() => { note.style.display = "none"; }, 4000);
   };
   const stop = e => {
     e.stopPropagation(); e.preventDefault();
@@ -1834,6 +1872,91 @@ def guard_taps() -> None:
 </script>""" % (json.dumps(ACTION_BUTTONS), DOUBLE_TAP_MS, json.dumps(HELD_NOTE)), unsafe_allow_javascript=True)
 
 
+def spoken_names(spoken: dict[str, str]) -> dict[str, str]:
+    """The buttons' names for a screen reader (see :func:`button`), by the class the browser gives each key
+    ("st-key-cheat_Zo-" for "cheat_Zoë"); two keys that share a class name neither, rather than one wrongly."""
+    by_class: dict[str, str | None] = {}
+    for key, name in spoken.items():
+        cls = "st-key-" + re.sub(r"[^a-zA-Z0-9_-]", "-", key.strip())
+        by_class[cls] = None if cls in by_class else name
+    return {cls: name for cls, name in by_class.items() if name is not None}
+
+
+def for_every_player() -> None:
+    """What the page does for a player who cannot see it or uses no mouse, installed once a page and done again each
+    time a run has drawn it whole (a new ``.cr-drawn`` mark):
+    - buttons get the names a screen reader says (``data-spoken``: "Ben calls Cheat!", where the button says "Ben");
+    - a new verdict, and the turn when it changes, are said through a live region, as the voice says them to the
+      table (the voice is off, or missing, in many browsers);
+    - after a key or a keyboard's Enter acted, the focus, which Streamlit's redraw drops to the page's body, goes back
+      to the button of the same key, or to the first button of the turn: a keyboard's player went back to the top
+      of the page, eleven Tabs from the first play, after each action."""
+    st.html("""<script>
+(function() {
+  if (window.__cheatForEveryPlayer) return;
+  window.__cheatForEveryPlayer = true;
+  const FIRST = %s;
+  let run = null, turn = null, verdict = null, keyboard = false, focused = null, told = new WeakSet();
+  const live = document.createElement("div");
+  live.id = "cr-live";
+  live.setAttribute("aria-live", "polite");
+  live.className = "cr-sr";
+  document.body.appendChild(live);
+  const keyOf = el => {
+    const box = el && el.closest ? el.closest('[class*="st-key-"]') : null;
+    return box ? [...box.classList].find(c => c.startsWith("st-key-")) : null;
+  };
+  document.addEventListener("keydown", () => { keyboard = true; }, true);
+  document.addEventListener("pointerdown", () => { keyboard = false; }, true);
+  document.addEventListener("focusin", e => { if (e.target.tagName === "BUTTON") focused = keyOf(e.target); }, true);
+  // what a tap did, said in a corner: its toast may come a moment after the page's mark
+  const toasts = () => {
+    const said = [];
+    document.querySelectorAll('[data-testid="stToast"]').forEach(t => {
+      const text = t.innerText.trim();  // empty for a moment as it comes in
+      if (text && !told.has(t)) { told.add(t); said.push(text); }
+    });
+    if (said.length) live.textContent = said.join(". ");
+  };
+  const usable = sel => [...document.querySelectorAll(sel)].find(b => !b.disabled && b.offsetParent !== null);
+  const tick = () => {
+    toasts();
+    if (document.querySelector('[data-stale="true"]')) return;  // a run is drawing: wait for its page
+    const marks = document.querySelectorAll(".cr-drawn");
+    const mark = marks[marks.length - 1];
+    if (!mark) return;
+    Object.entries(JSON.parse(mark.dataset.spoken || "{}")).forEach(([cls, name]) =>
+      document.querySelectorAll("." + cls + " button").forEach(b => {
+        if (b.getAttribute("aria-label") !== name) b.setAttribute("aria-label", name);
+      }));
+    const shown = document.querySelector(".cr-verdict");
+    const now = [...document.querySelectorAll(".cr-turn, .cr-due")].map(e => e.innerText.trim()).join(". ");
+    const said = [];
+    if (shown && shown.dataset.verdict !== verdict) said.push(shown.innerText.trim());
+    if (now && now !== turn) said.push(now);
+    verdict = shown ? shown.dataset.verdict : null;
+    if (now) turn = now;
+    if (said.length) live.textContent = said.join(". ");
+    if (mark.dataset.run === run) return;
+    run = mark.dataset.run;
+    const lost = !document.activeElement || document.activeElement === document.body;
+    if (keyboard && lost) {
+      const back = (focused && usable("." + focused + " button")) || FIRST.map(usable).find(b => b);
+      if (back) back.focus({preventScroll: true});
+    }
+  };
+  setInterval(tick, 150);
+})();
+</script>""" % json.dumps([f"{selector} button" for selector in FOCUS_FIRST]), unsafe_allow_javascript=True)
+
+
+#: Where the focus goes when the button a key acted on is gone, the first there is: the buttons of the turn, of a call
+#: (the cards revealed), of a game won, then any button that acts.
+FOCUS_FIRST = ("[class*='st-key-cheat_']", "[class*='st-key-play_']:not(.st-key-play_many_n)", ".st-key-reveal_honest",
+               "[class*='st-key-reveal_add_']", ".st-key-apply_verdict", ".st-key-next_game", ".st-key-nocall",
+               "[class*='st-key-winner_']", ".st-key-undo")
+
+
 def arrive(view: str) -> None:
     """A screen the window switched to opens at its top, where the turn and the rank due are, not at the height the
     last screen was scrolled to (the deal button is at the bottom of the setup); and where the setup gives way to the
@@ -1847,8 +1970,10 @@ def arrive(view: str) -> None:
         # the mark of a page drawn whole, which releases the taps a tap held (see guard_taps)
         # the session's own token in it: a new session (a server started again) numbers its runs from 1 again
         token = ss.setdefault("_page_token", uuid.uuid4().hex[:8])
-        st.html(f"<div class='cr-drawn' data-run='{token}:{ss['_runs_drawn']}'></div>")
+        st.html(f"<div class='cr-drawn' data-run='{token}:{ss['_runs_drawn']}' "
+                f"data-spoken='{esc(json.dumps(spoken_names(ss.get('_spoken', {}))))}'></div>")
         guard_taps()
+        for_every_player()
         if previous is None or previous == view:
             return
         ss["_arrivals"] = ss.get("_arrivals", 0) + 1
@@ -1973,7 +2098,7 @@ def main() -> None:
     sidebar(store, sittings, chosen)
     show_flashes()
     if chosen is None:
-        st.title("Cheat Referee")
+        st.title("Cheat Referee", anchor=False)
         st.write("Start a sitting for this evening's table: its games and match table are kept together.")
         with st.form("first_sitting"):
             name = st.text_input("Name of the sitting", value="Tonight", key="first_sitting_name",

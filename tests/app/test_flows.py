@@ -74,15 +74,15 @@ def test_setup_defaults_deal_sizes_and_name_checks(db):
     assert at.session_state["seats"] == ["Maya", "Leo", "Sam"]
 
     # the deal for 3 players from the dealer's left (the last listed deals first): 18, 17, 17
-    deal_table = at.dataframe[0].value
+    deal_table = at.table[0].value
     assert list(deal_table["Player"]) == ["Maya", "Leo", "Sam"]
     assert list(deal_table["Cards dealt"]) == [18, 17, 17]
     at.selectbox(key="dealer_Maya|Leo|Sam").set_value("Maya").run()
-    assert list(at.dataframe[0].value["Cards dealt"]) == [17, 18, 17]
+    assert list(at.table[0].value["Cards dealt"]) == [17, 18, 17]
     # two decks with jokers: 108 cards
     at.radio(key="rule_decks").set_value(2).run()
     at.toggle(key="rule_jokers").set_value(True).run()
-    assert sum(at.dataframe[0].value["Cards dealt"]) == 108
+    assert sum(at.table[0].value["Cards dealt"]) == 108
 
     click(at, "deal")
     game = stored_state(db).state.game

@@ -881,6 +881,68 @@ def names_shown(work: Path) -> dict:
     return result
 
 
+def for_every_player(work: Path) -> dict:
+    """What a player who uses a screen reader or no mouse meets: the buttons' names, what the live region says after
+    a play, a call, a verdict and an Undo, where the focus is after a key or Enter acted, and the deal as a table."""
+    video = page_video(work)
+    run = Run(work, video, CHEAT_REFEREE_CAMERA="none")
+    result: dict = {"ok": False}
+    page = run.page
+    said = lambda: page.evaluate("() => (document.getElementById('cr-live') || {}).textContent || ''")  # noqa: E731
+    focus = lambda: page.evaluate(  # noqa: E731
+        "() => document.activeElement.tagName + ': ' + (document.activeElement.getAttribute('aria-label') || "
+        "document.activeElement.innerText.trim())")
+
+    def settled(text: str) -> str:
+        """The live region once it holds ``text`` (or as it is after 8 s)."""
+        try:
+            page.wait_for_function(f"() => ((document.getElementById('cr-live') || {{}}).textContent || '')"
+                                   f".includes({json.dumps(text)})", timeout=8_000)
+        except Exception:
+            pass
+        run.settle()
+        page.wait_for_timeout(300)
+        return said()
+
+    with checked(run, work, result):
+        page.set_viewport_size({"width": 1366, "height": 768})
+        run.see("Start the sitting")
+        run.tap("first_sitting_create")
+        run.see("Players, in seating order")
+        for i, name in enumerate(("Ann", "Ben", "Cara"), 1):
+            run.text_in("new_player", name)
+            run.see(f"{i}. {name}")
+        page.wait_for_timeout(500)
+        result["seat buttons"] = page.evaluate(
+            "() => [...new Set([...document.querySelectorAll('.st-key-down_0 button, .st-key-remove_1 button')].map(b => b.getAttribute('aria-label')))]")
+        result["deal as a data grid"] = page.locator("[data-testid='stDataFrame']").count()
+        run.tap("deal")
+        run.see("lays down how many cards")
+        result["after the deal"] = settled("Ann's turn")
+        result["play buttons"] = page.evaluate(
+            "() => [...document.querySelectorAll('[class*=\"st-key-play_\"] button')].map(b => b.getAttribute('aria-label'))")
+        result["hand"] = page.locator(".cr-hand .n").first.text_content()
+        result["headings"] = page.evaluate("() => [...document.querySelectorAll('[role=heading]')].map(e => e.innerText)")
+        page.wait_for_timeout(1000)  # keys are ignored for a moment after the deal (ARRIVAL_GUARD_MS)
+        page.keyboard.press("2")
+        result["after key 2"] = settled("Ben's turn")
+        result["focus after key 2"] = focus()
+        page.keyboard.press("Enter")  # on the focused Cheat! button
+        result["after Enter"] = settled("calls Cheat!")
+        result["focus after Enter"] = focus()
+        page.keyboard.press("A")
+        page.wait_for_timeout(700)
+        run.settle()
+        page.keyboard.press("A")
+        page.wait_for_timeout(700)
+        run.settle()
+        run.tap("apply_verdict")
+        result["after the verdict"] = settled("picks up")
+        page.keyboard.press("U")
+        result["after U"] = settled("Took back")
+    return result
+
+
 def restarts(work: Path) -> dict:
     """The server killed and started again under an open page (no camera): what the page says while it is down, and
     taps made the moment its buttons come back, each of which must be played once."""
@@ -1051,7 +1113,7 @@ def _turn_line_soon(page, words: str, ms: int = 8_000) -> str:
 
 
 PAGE_CHECKS = {"themes": themed_contrast, "voice": voice_note, "camera": camera_notes, "keys": play_keys,
-               "names": names_shown, "restarts": restarts, "buttons": buttons}
+               "names": names_shown, "restarts": restarts, "buttons": buttons, "access": for_every_player}
 
 
 def main() -> int:

@@ -161,6 +161,25 @@ def test_every_cheat_button_shows_its_players_whole_name(tmp_path):
     assert result["tablet game width"] >= 450, result  # nor beside the camera and the sidebar on an 820 px tablet
 
 
+def test_a_player_without_sight_or_mouse_is_told_each_move_and_keeps_the_focus(tmp_path):
+    """A screen reader heard nothing of a play, a call or a verdict (no live region), named the buttons "2", "Ben"
+    and "arrow_upward icon", and every action dropped the keyboard's focus to the top of the page (eleven Tabs back
+    to the first play)."""
+    result = harness(tmp_path, "access", timeout=150)
+    assert result["seat buttons"] == ["Move Ann down", "Remove Ben"], result
+    assert result["deal as a data grid"] == 0, result  # a plain table: no toolbar and grid cells to Tab through
+    assert result["after the deal"] == "Ann's turn. claims aces", result
+    assert result["play buttons"][:2] == ["Ann lays down 1 card", "Ann lays down 2 cards"], result
+    assert result["hand"].endswith(" cards"), result  # "18 cards", not a bare "18"
+    assert result["headings"] == ["Ann's turn"], result
+    assert result["after key 2"] == "Ben's turn. claims 2s", result
+    assert result["focus after key 2"] == "BUTTON: Ben calls Cheat!", result  # not the page's body
+    assert result["after Enter"].startswith("Ben calls Cheat! on Ann"), result
+    assert result["focus after Enter"] == "BUTTON: Both aces: honest", result  # the call's first button
+    assert result["after the verdict"].startswith("Honest: Ben picks up 2 cards"), result
+    assert result["after U"].startswith("Took back Ben's call"), result
+
+
 def test_a_double_tap_acts_once_and_the_reveal_shows_every_label_whole(tmp_path):
     """Undo and a winner's name tapped twice 50 ms apart, U pressed twice, "1" tapped twice 250 ms apart: the second
     was made on the screen as it stood before the first took effect, so it must not act again (it took back a second
