@@ -878,6 +878,14 @@ def names_shown(work: Path) -> dict:
         run.see("calls Cheat!")
         run.page.wait_for_timeout(500)
         result["phone game width"].append(run.page.evaluate(width))
+        # and back on the laptop, the call's rank buttons on the screen beside the camera (the last row, J Q K, was
+        # under the screen's foot while the turn line was sized by the screen, not by the game's column)
+        run.page.set_viewport_size({"width": 1280, "height": 800})
+        run.page.wait_for_timeout(800)
+        run.to_top()
+        result["laptop call: K's foot"] = run.page.evaluate(
+            "() => Math.round(document.querySelector('.st-key-reveal_add_K button').getBoundingClientRect().bottom)")
+        run.page.screenshot(path=str(work / "laptop_call.png"))
     return result
 
 

@@ -159,6 +159,7 @@ def test_every_cheat_button_shows_its_players_whole_name(tmp_path):
     assert result["phone play rows"] == 1, result  # up to four cards a play: four buttons in a row, on a phone too
     assert min(result["phone game width"]) >= 300, result  # not squeezed beside the camera on a 390 px screen
     assert result["tablet game width"] >= 450, result  # nor beside the camera and the sidebar on an 820 px tablet
+    assert result["laptop call: K's foot"] <= 800, result  # every rank of a call on a 1280 x 800 laptop's screen
 
 
 def test_a_player_without_sight_or_mouse_is_told_each_move_and_keeps_the_focus(tmp_path):
