@@ -1978,9 +1978,15 @@ def arrive(view: str) -> None:
             return
         ss["_arrivals"] = ss.get("_arrivals", 0) + 1
         guard = ARRIVAL_GUARD_MS if (previous, view) == ("Setup", "Game") else 0
+        arrival = f"{token}:{ss['_arrivals']}"
         st.html(f"""<div class="cr-arrived" data-n="{ss['_arrivals']}"></div>
 <script>
 (function() {{
+  // once an arrival: Streamlit may run this script again as the next screen replaces it, and a deal's guard
+  // run again there held the first taps on the match table ("Not taken")
+  window.__cheatArrivals = window.__cheatArrivals || new Set();
+  if (window.__cheatArrivals.has("{arrival}")) return;
+  window.__cheatArrivals.add("{arrival}");
   document.querySelectorAll('[data-testid="stMain"], [data-testid="stAppViewContainer"]').forEach(e => e.scrollTo(0, 0));
   window.scrollTo(0, 0);
   // the listener of guard_taps, which a tap on the deal set to hold every tap for 3 s, now holds them

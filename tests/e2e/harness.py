@@ -1110,6 +1110,62 @@ def buttons(work: Path) -> dict:
     return result
 
 
+def arrivals(work: Path) -> dict:
+    """The match table's first tap after a deal: the deal's guard (taps ignored for ARRIVAL_GUARD_MS) ran again as
+    the match table replaced the game screen, and held the tap ("Not taken"). The steps are those of the audit that
+    found it: a ranked game ended by a one-tap winner, a game abandoned, the table's kind changed, a deal."""
+    run = Run(work, page_video(work), CHEAT_REFEREE_CAMERA="none")
+    result: dict = {"ok": False}
+    page = run.page
+
+    def nav(name: str) -> None:
+        page.locator("[class*='st-key-nav_']").get_by_text(name, exact=True).click()
+        run.settle()
+        page.wait_for_timeout(500)
+
+    def deal() -> None:
+        run.tap("deal")
+        run.see("lays down how many cards")
+        page.wait_for_timeout(1500)
+
+    def games() -> int:
+        return sqlite3.connect(work / "referee.sqlite3").execute("SELECT COUNT(*) FROM games").fetchone()[0]
+
+    with checked(run, work, result):
+        run.see("Start the sitting")
+        run.tap("first_sitting_create")
+        run.see("Players, in seating order")
+        for i, name in enumerate(("Ann", "Ben", "Cara"), 1):
+            run.text_in("new_player", name)
+            run.see(f"{i}. {name}")
+        run.key("rule_table").get_by_text("Ranked").click()
+        run.settle()
+        deal()
+        nav("Match table")
+        page.wait_for_timeout(1500)
+        run.key("winner_Ann").locator("button").first.click()
+        page.wait_for_timeout(1500)
+        run.settle()
+        nav("Game")
+        nav("Setup")
+        deal()
+        run.tap("play_1")
+        page.wait_for_timeout(800)
+        nav("Setup")
+        run.key("rule_table").get_by_text("Match").click()
+        run.settle()
+        deal()  # abandons the game just begun
+        page.wait_for_timeout(2000)
+        nav("Match table")
+        result["taps held on the match table for (ms)"] = page.evaluate("() => window.__cheatGuardUntil - Date.now()")
+        before = games()
+        run.key("winner_Ben").locator("button").first.click()
+        page.wait_for_timeout(1500)
+        run.settle()
+        result["games recorded by the first tap"] = games() - before
+    return result
+
+
 def _turn_line_soon(page, words: str, ms: int = 8_000) -> str:
     """The game screen's top line once it holds ``words``, or as it stands after ``ms``."""
     try:
@@ -1121,7 +1177,8 @@ def _turn_line_soon(page, words: str, ms: int = 8_000) -> str:
 
 
 PAGE_CHECKS = {"themes": themed_contrast, "voice": voice_note, "camera": camera_notes, "keys": play_keys,
-               "names": names_shown, "restarts": restarts, "buttons": buttons, "access": for_every_player}
+               "names": names_shown, "restarts": restarts, "buttons": buttons, "access": for_every_player,
+               "arrivals": arrivals}
 
 
 def main() -> int:

@@ -181,6 +181,14 @@ def test_a_player_without_sight_or_mouse_is_told_each_move_and_keeps_the_focus(t
     assert result["after U"].startswith("Took back Ben's call"), result
 
 
+def test_the_first_tap_on_the_match_table_after_a_deal_is_taken(tmp_path):
+    """The deal's guard ran a second time as the match table replaced the game screen (Streamlit ran its script
+    again), so a winner tapped at once was held as "Not taken" and nothing was recorded."""
+    result = harness(tmp_path, "arrivals", timeout=150)
+    assert result["taps held on the match table for (ms)"] <= 0, result
+    assert result["games recorded by the first tap"] == 1, result
+
+
 def test_a_double_tap_acts_once_and_the_reveal_shows_every_label_whole(tmp_path):
     """Undo and a winner's name tapped twice 50 ms apart, U pressed twice, "1" tapped twice 250 ms apart: the second
     was made on the screen as it stood before the first took effect, so it must not act again (it took back a second
