@@ -593,7 +593,7 @@ def seat_action(action: str, index: int) -> None:
 
 
 def add_player() -> None:
-    name = " ".join(st.session_state.get("new_player", "").split())
+    name = words.clean_name(st.session_state.get("new_player", ""))
     seats: list[str] = st.session_state["seats"]
     problem = words.check_name(name, seats)
     if problem is None and len(seats) >= 20:
@@ -1668,7 +1668,7 @@ def table_screen(referee: Referee) -> None:
         frame = pd.DataFrame({"player": [p for p, _ in ranking], "score": [s for _, s in ranking]})
         chart = alt.Chart(frame).mark_bar(color="#d93a2b").encode(
             x=alt.X("score:Q", title=unit, axis=alt.Axis(tickMinStep=1)),
-            y=alt.Y("player:N", sort="-x", title=None,
+            y=alt.Y("player:N", sort=[p for p, _ in ranking], title=None,  # ties in the standing's order
                     axis=alt.Axis(labelFontSize=16, labelOverlap=False, labelLimit=240)),
         )
         # room for the score axis below the bars, and a full 16 px label for every player
@@ -1682,8 +1682,11 @@ def table_screen(referee: Referee) -> None:
     st.subheader("Record a winner", anchor=False)
     in_progress = state.game is not None and not state.game.over
     if players:
+        ranked_tap = (" On a ranked table the tap gives the winner alone 3 points; for the 2 and 1 points of the "
+                      "places after, tap the places below." if table.kind is TableKind.RANKED
+                      and ranked_places_most(len(players)) >= 2 else "")
         st.caption("For a game played without tracking: one tap on the winner." +
-                   (" This also ends the game in progress." if in_progress else ""))
+                   (" This also ends the game in progress." if in_progress else "") + ranked_tap)
         longest = max(len(name) for name in players)  # whole names, as on the Cheat! buttons
         per_row = min(len(players), 6 if longest <= 10 else 4)
         grid = st.container(key="grid_winner")
@@ -1706,10 +1709,10 @@ def table_screen(referee: Referee) -> None:
         history = {
             "Game": [r.number for r in table.rows],
             "Winner": [r.winner for r in table.rows],
-            "Places": [", ".join(r.places) for r in table.rows],
+            "Places": [words.names_list(r.places) for r in table.rows],
             "Table": ["ranked" if r.kind is TableKind.RANKED else "match" for r in table.rows],
             "Tracked": ["yes" if r.tracked else "one tap" for r in table.rows],
-            "Players": [", ".join(r.players) for r in table.rows],  # last: the longest, and the least looked at
+            "Players": [words.names_list(r.players) for r in table.rows],  # last: the longest, and the least looked at
         }
         if TableKind.RANKED not in kinds:
             del history["Places"]  # the winner again, on a match table

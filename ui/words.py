@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import unicodedata
 from typing import Iterable
 
 from assistant import Call, Claim, FourOfAKind, NewGame, NoCall, Pass, Play, Rank, Rules, Winner
@@ -69,9 +70,21 @@ def claim_text(claim: Claim) -> str:
     return f"{number(claim.count)} {rank_plural(claim.rank, claim.count)}"
 
 
+def isolated(name: str) -> str:
+    """A name set apart from the text around it (Unicode's first-strong isolate): an Arabic or Hebrew name otherwise
+    carried the numbers and points beside it into its own right-to-left order ("1. 3 · 2+ שרה לוי .2")."""
+    return f"\u2068{name}\u2069"
+
+
+def names_list(names: Iterable[str]) -> str:
+    """'Ann, Ben, Cat' in the order given, read left to right whatever script the first name is in."""
+    return "\u200e" + ", ".join(isolated(n) for n in names)
+
+
 def places_text(places: tuple[str, ...]) -> str:
     """'1. Ann +3 · 2. Cat +2 · 3. Dan +1': ranked places with the points each earns."""
-    return " · ".join(f"{i + 1}. {p} +{points}" for i, (p, points) in enumerate(zip(places, RANKED_POINTS)))
+    return "\u200e" + " · ".join(f"{i + 1}. {isolated(p)} +{points}"
+                                  for i, (p, points) in enumerate(zip(places, RANKED_POINTS)))
 
 
 def honest_label(claim: Claim) -> str:
@@ -160,8 +173,17 @@ def storage_problem(text: str) -> str:
     return sentence(text)
 
 
+def clean_name(typed: str) -> str:
+    """A name as typed, in one form: composed letters (NFC: "Zoë" typed as "Zoe" and a combining diaeresis is "Zoë"),
+    without invisible characters (a zero-width space made "王伟" a second player who looks the same), and single
+    spaces."""
+    composed = unicodedata.normalize("NFC", typed)
+    visible = "".join(c for c in composed if unicodedata.category(c) not in ("Cf", "Cc"))
+    return " ".join(visible.split())
+
+
 def check_name(name: str, taken: list[str]) -> str | None:
-    """The problem with a new player's name, or None when it is fine."""
+    """The problem with a new player's name (already :func:`clean_name`'s), or None when it is fine."""
     if not name:
         return "A player needs a name: the box is empty."
     if len(name) > MAX_NAME:

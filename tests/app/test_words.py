@@ -48,3 +48,21 @@ def test_a_name_in_a_heading_is_kept_whole_but_may_break_between_its_words():
     assert words.name_html("Anne-Sophie") == "<span class='cr-nb'>Anne-Sophie</span>"
     assert words.name_html("Bartholomew <Kemp>") == (
         "<span class='cr-nb'>Bartholomew</span> <span class='cr-nb'>&lt;Kemp&gt;</span>")
+
+
+def test_names_in_right_to_left_scripts_keep_their_places_and_points_beside_them():
+    """"1. 3 · 2+ שרה לוי .2" was shown for ranked places: each name must be isolated from the numbers around it, and
+    the list read left to right even when the first name is Arabic."""
+    text = words.places_text(("محمد", "שרה לוי", "Zoë"))
+    assert text == "\u200e1. \u2068محمد\u2069 +3 · 2. \u2068שרה לוי\u2069 +2 · 3. \u2068Zoë\u2069 +1"
+    assert words.names_list(("محمد", "Zoë")) == "\u200e\u2068محمد\u2069, \u2068Zoë\u2069"
+
+
+def test_a_name_that_looks_like_one_at_the_table_is_the_same_name():
+    """"Zoë" typed with a combining diaeresis, or "王伟" with a zero-width space, looked exactly like a player already
+    seated and was accepted as a second one."""
+    assert words.clean_name("Zoe\u0308") == "Zoë"
+    assert words.clean_name("王伟\u200b") == "王伟"
+    assert words.clean_name("  Ann   Lee ") == "Ann Lee"
+    assert words.check_name(words.clean_name("Zoe\u0308"), ["Zoë"]).startswith("Zoë is already at the table")
+    assert words.check_name(words.clean_name("王伟\u200b"), ["王伟"]) is not None
