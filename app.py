@@ -57,7 +57,9 @@ CSS = """
    fainter text, and the red reads on white and on the dark page alike. */
 .cr-turn {font-size: clamp(2rem, 4.5vw, 3.2rem); font-weight: 800; line-height: 1.1; margin: 0.2rem 0;
   word-break: normal; overflow-wrap: break-word;}
-.cr-nb {white-space: nowrap;}
+/* a word of a name kept whole (an inline block does not break at its hyphen: "Anne- / Sophie"), unless it is wider
+   than the line itself, which a name of sixteen wide letters is on a phone: then it breaks, not runs off the screen */
+.cr-nb {display: inline-block; max-width: 100%; overflow-wrap: anywhere;}
 /* words for a screen reader only ("16 cards" in a hand tile that shows "16") */
 .cr-sr {position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap;}
 /* the focus of a keyboard, seen on every button and choice (Streamlit's ring on a button is a faint red, about 2:1
@@ -145,7 +147,7 @@ button.cr-armed {outline: 4px solid #f5b700; outline-offset: 3px;}
     flex: 1 1 40% !important;}
   :is(.st-key-grid_cheat, .st-key-grid_winner) [data-testid="stHorizontalBlock"] > [data-testid="stColumn"]:not(:has(button)) {
     display: none;}
-  :is(.st-key-grid_cheat, .st-key-grid_winner) button p {word-break: keep-all; overflow-wrap: normal;}
+  :is(.st-key-grid_cheat, .st-key-grid_winner) button p {word-break: normal; overflow-wrap: break-word;}
   /* labels that fit a phone's narrow buttons ("1 × K's", "Joker", "Bartholomew") */
   :is(.st-key-grid_play, .st-key-grid_reveal, .st-key-grid_cheat) button p {font-size: 1.1rem !important;}
   /* a fifth of a phone's width holds "Joker" or its key, not both (a desktop's window that narrow shows keys); the
