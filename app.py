@@ -107,6 +107,18 @@ label:has(input:focus-visible) {outline: 3px solid #1f6feb; outline-offset: 2px;
   .cr-hands.many .cr-hand {flex-basis: 4rem; padding: 0.2rem 0.25rem;}
   .cr-hands.many .cr-hand .who {font-size: 0.95rem;}
 }
+/* A crowd (more than CROWD players): each hand a name and its count on one line, and the pile and the hands under
+   the buttons of the turn on every screen, as on a phone */
+.cr-hands.crowd {gap: 0.3rem;}
+.cr-hands.crowd .cr-hand {display: flex; align-items: baseline; gap: 0.35rem; flex: 0 1 auto; min-width: 0;
+  max-width: none; padding: 0.1rem 0.5rem; text-align: left;}
+.cr-hands.crowd .cr-hand .who {font-size: 1rem;}
+.cr-hands.crowd .cr-hand .n {font-size: 1.35rem; line-height: 1.2;}
+.cr-hands.crowd .cr-hand .tag {font-size: 0.75rem;}
+[data-testid="stLayoutWrapper"]:has(> .st-key-board .cr-crowd), .st-key-board:has(.cr-crowd) {order: 1;}
+/* and the callers' names in smaller letters, each on one line of its button */
+[data-testid="stMain"]:has(.cr-crowd) .st-key-grid_cheat button {min-height: 2.8rem;}
+[data-testid="stMain"]:has(.cr-crowd) .st-key-grid_cheat button p {font-size: 1.1rem !important;}
 /* and the pile's line in smaller letters there, so that "Last play Maya: two aces (called)" keeps to one line */
 .st-key-grid_pile {container-type: inline-size;}
 @container (max-width: 620px) {
@@ -766,6 +778,12 @@ def deal(seats: tuple[str, ...], dealer: str | None, rules: Rules, random_first:
 # --- the game screen -----------------------------------------------------------------------------
 
 
+#: Above this many players the hands are small tiles of one line, under the buttons of the turn on every screen, and
+#: the Cheat! buttons four or more to a row: with twenty players at 1366 x 768 the hands took four rows of tall tiles,
+#: the Cheat! buttons ten rows, and the next play's buttons were two screens down.
+CROWD = 8
+
+
 def name_in_tile(name: str) -> str:
     """A name for a hand tile: one with a word of nine letters or more in smaller letters, the smaller the longer the
     word, which a narrow tile (five or six hands beside the camera) otherwise broke inside ("Evangeli / ne")."""
@@ -797,7 +815,8 @@ def hands_html(game, calling: bool = False) -> str:
             f"<div class='n'>{game.hands[name]}<span class='cr-sr'> {'card' if game.hands[name] == 1 else 'cards'}</span></div><div class='tag'>{esc(' · '.join(tags)) or '&nbsp;'}</div></div>"
         )
     many = " many" if len(game.players) > 4 else ""  # smaller tiles, so that six fit in a row or two
-    return f"<div class='cr-hands{many}'>" + "".join(tiles) + "</div>"
+    crowd = " crowd" if len(game.players) > CROWD else ""  # a name and its count on one line
+    return f"<div class='cr-hands{many}{crowd}'>" + "".join(tiles) + "</div>"
 
 
 def speak(text: str, key: str) -> None:
@@ -1144,6 +1163,8 @@ def game_screen(referee: Referee) -> None:
     # nobody plays while a call is open, nor while a last play that would end the game waits for Cheat! or no call
     waiting = last_play_ends_the_game(referee, game)
     board.markdown(hands_html(game, calling=call is not None or waiting), unsafe_allow_html=True)
+    if len(game.players) > CROWD:
+        board.html("<div class='cr-crowd'></div>")  # the board under the buttons of the turn (the CSS)
     if game.out_of_game:
         board.caption(f"{words.cards(game.out_of_game)} laid out as fours of a kind.")
     if game.seen:
@@ -1200,7 +1221,7 @@ def action_panel(referee: Referee, game, log_len: int, waiting: bool) -> None:
         # a full name on every button, never cut short: fewer to a row as names grow (the column is narrower
         # beside the camera), and a name too long for its button wraps
         longest = max(len(name) for name in callers)
-        per_row = 4 if longest <= 6 else 3 if longest <= 10 else 2
+        per_row = 4 if longest <= 6 or len(callers) > CROWD else 3 if longest <= 10 else 2
         grid = st.container(key="grid_cheat")
         for row_start in range(0, len(callers), per_row):
             cols = grid.columns(per_row)

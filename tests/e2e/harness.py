@@ -1166,6 +1166,51 @@ def arrivals(work: Path) -> dict:
     return result
 
 
+CROWD_NAMES = ("Bartholomew Kemp", "Zoë", "Łukasz", "Wang Wei", "Mohammed Ali", "Sara Levi", "Fox", "Ann",
+               "Anna-Lena Müller", "Maximiliane Ober", "Jean-Christophe", "Nguyen Thi Minh", "Søren", "Çağla",
+               "Dmitri Ivanovich", "Ben", "Cara", "Kwame Mensah-Boa", "Oluwaseun Adeyem", "Ólafur Arnalds")
+
+
+def crowd(work: Path) -> dict:
+    """Twenty players, two decks, on a laptop's 1366 x 768: where the next play's buttons are after a play (the Cheat!
+    buttons above them) and after a verdict. They were two screens down: four rows of tall hand tiles above them, and
+    the Cheat! buttons two to a row."""
+    run = Run(work, page_video(work), CHEAT_REFEREE_CAMERA="none")
+    result: dict = {"ok": False}
+    page = run.page
+    foot = "() => Math.round(document.querySelector('.st-key-play_1 button').getBoundingClientRect().bottom)"
+    with checked(run, work, result):
+        page.set_viewport_size({"width": 1366, "height": 768})
+        run.see("Start the sitting")
+        run.tap("first_sitting_create")
+        run.see("Players, in seating order")
+        for i, name in enumerate(CROWD_NAMES, 1):
+            run.text_in("new_player", name)
+            run.see(f"{i}. ")
+        run.key("rule_decks").get_by_text("Two decks").click()
+        run.settle()
+        run.tap("deal")
+        run.see("lays down how many cards")
+        page.wait_for_timeout(1000)
+        run.tap("play_1")
+        run.see("Who called Cheat! first?")
+        page.wait_for_timeout(500)
+        run.to_top()
+        result["play buttons' foot after a play"] = page.evaluate(foot)
+        result["one line per hand"] = page.evaluate(
+            "() => [...document.querySelectorAll('.cr-hand')].every(t => t.getBoundingClientRect().height < 40)")
+        page.screenshot(path=str(work / "crowd.png"))
+        page.locator("[class*='st-key-cheat_'] button").first.click()
+        run.settle()
+        run.tap("reveal_honest")
+        run.tap("apply_verdict")
+        run.see("picks up")
+        page.wait_for_timeout(500)
+        run.to_top()
+        result["play buttons' foot after a verdict"] = page.evaluate(foot)
+    return result
+
+
 def _turn_line_soon(page, words: str, ms: int = 8_000) -> str:
     """The game screen's top line once it holds ``words``, or as it stands after ``ms``."""
     try:
@@ -1178,7 +1223,7 @@ def _turn_line_soon(page, words: str, ms: int = 8_000) -> str:
 
 PAGE_CHECKS = {"themes": themed_contrast, "voice": voice_note, "camera": camera_notes, "keys": play_keys,
                "names": names_shown, "restarts": restarts, "buttons": buttons, "access": for_every_player,
-               "arrivals": arrivals}
+               "arrivals": arrivals, "crowd": crowd}
 
 
 def main() -> int:

@@ -181,6 +181,15 @@ def test_a_player_without_sight_or_mouse_is_told_each_move_and_keeps_the_focus(t
     assert result["after U"].startswith("Took back Ben's call"), result
 
 
+def test_twenty_players_on_a_laptop_keep_the_next_plays_buttons_on_screen(tmp_path):
+    """With twenty players the next play's buttons were two screens down a 1366 x 768 laptop after a play, and one
+    after a verdict (the README says they are on the screen there)."""
+    result = harness(tmp_path, "crowd", timeout=200)
+    assert result["play buttons' foot after a play"] <= 768, result
+    assert result["play buttons' foot after a verdict"] <= 768, result
+    assert result["one line per hand"], result
+
+
 def test_the_first_tap_on_the_match_table_after_a_deal_is_taken(tmp_path):
     """The deal's guard ran a second time as the match table replaced the game screen (Streamlit ran its script
     again), so a winner tapped at once was held as "Not taken" and nothing was recorded."""
