@@ -60,6 +60,8 @@ CSS = """
 /* a word of a name kept whole (an inline block does not break at its hyphen: "Anne- / Sophie"), unless it is wider
    than the line itself, which a name of sixteen wide letters is on a phone: then it breaks, not runs off the screen */
 .cr-nb {display: inline-block; max-width: 100%; overflow-wrap: anywhere;}
+/* small print in the text's own colour, a little fainter: Streamlit's grey captions read at 3.9:1 on white */
+[data-testid="stCaptionContainer"] {color: inherit !important; opacity: 0.75;}
 /* words for a screen reader only ("16 cards" in a hand tile that shows "16") */
 .cr-sr {position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap;}
 /* the focus of a keyboard, seen on every button and choice (Streamlit's ring on a button is a faint red, about 2:1
@@ -1127,7 +1129,7 @@ def game_screen(referee: Referee) -> None:
                     f"<div class='cr-due'>Cheat! or nobody calls: {words.name_html(claim.player)} is out only if the play survives</div>",
                     unsafe_allow_html=True)
     elif game.turn is not None:
-        st.markdown(f"<div class='cr-turn' role='heading' aria-level='1'>{words.name_html(game.turn)}'s turn</div>"
+        st.markdown(f"<div class='cr-turn' role='heading' aria-level='1'>{words.name_html(game.turn, chr(39) + 's')} turn</div>"
                     f"<div class='cr-due'>claims {esc(words.ranks_due(game.ranks_allowed))}</div>", unsafe_allow_html=True)
 
     if verdict_fresh:

@@ -193,12 +193,13 @@ def check_name(name: str, taken: list[str]) -> str | None:
     return None
 
 
-def name_html(name: str) -> str:
+def name_html(name: str, after: str = "") -> str:
     """A player's name for a heading, escaped, each word kept whole: "Anne-Sophie" broke at its hyphen on a phone
     ("Anne- / Sophie is out"), while "Bartholomew Kemp" may still break at its space, and a word wider than the
-    screen inside (the CSS of ``cr-nb``)."""
-    # a word joiner after the last word: "'s turn" stays with the name, as it did when the words were plain text
-    return " ".join(f"<span class='cr-nb'>{esc(word)}</span>" for word in name.split(" ")) + "\u2060"
+    screen inside (the CSS of ``cr-nb``). ``after`` ("'s") is kept with the last word, as it was in plain text."""
+    words = name.split(" ")
+    words[-1] += after
+    return " ".join(f"<span class='cr-nb'>{esc(word)}</span>" for word in words)
 
 
 def esc(text: object) -> str:

@@ -545,7 +545,8 @@ def measure(events: list[dict], verdict: dict) -> dict:
     }
 
 
-THEMED = (".cr-turn", ".cr-due", ".cr-sub", ".cr-hand.turn .who", ".cr-hand.turn .n", ".cr-hand.turn .tag", ".cr-hand:not(.turn) .n")
+THEMED = (".cr-turn", ".cr-due", ".cr-sub", ".cr-hand.turn .who", ".cr-hand.turn .n", ".cr-hand.turn .tag", ".cr-hand:not(.turn) .n",
+          "[data-testid='stSidebar'] [data-testid='stCaptionContainer']")
 
 
 def contrast_of(png: bytes) -> float:
