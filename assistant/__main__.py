@@ -9,8 +9,10 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
+import stat
 import sys
 from pathlib import Path
 
@@ -48,6 +50,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{info.id}\t{info.name}\t{info.created}\t{info.events} events")
         elif args.command == "export":
             referee = Referee(store, args.sitting)
+            if args.csv and _into_a_file(sys.stdout):
+                sys.stdout.write("\ufeff")  # the byte order mark Excel needs to read "Zoë", as the app's download has
             sys.stdout.write(referee.table_csv() if args.csv else referee.transcript())
         else:
             with open(args.file, "rb") as handle:
@@ -62,6 +66,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"cannot read {error.filename}: {error.strerror}", file=sys.stderr)
         return 2
     return 0
+
+
+def _into_a_file(stream) -> bool:
+    """Whether ``stream`` writes into a file on disk (``> friday.csv``), not into a pipe or a terminal, where a byte
+    order mark would be one more character for the program or the eye that reads it."""
+    try:
+        return stat.S_ISREG(os.fstat(stream.fileno()).st_mode)
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return False
 
 
 def _existing(db: str | None) -> Path:
