@@ -1925,6 +1925,7 @@ def for_every_player() -> None:
   window.__cheatForEveryPlayer = true;
   const FIRST = %s;
   let run = null, turn = null, verdict = null, keyboard = false, focused = null, told = new WeakSet();
+  let spokenRun = null, spoken = [], ticks = 0;
   const live = document.createElement("div");
   live.id = "cr-live";
   live.setAttribute("aria-live", "polite");
@@ -1953,7 +1954,13 @@ def for_every_player() -> None:
     const marks = document.querySelectorAll(".cr-drawn");
     const mark = marks[marks.length - 1];
     if (!mark) return;
-    Object.entries(JSON.parse(mark.dataset.spoken || "{}")).forEach(([cls, name]) =>
+    // the names at once for a new page, then about once a second (a button drawn again loses its name)
+    if (mark.dataset.run !== spokenRun) {
+      spokenRun = mark.dataset.run;
+      spoken = Object.entries(JSON.parse(mark.dataset.spoken || "{}"));
+      ticks = 0;
+    }
+    if (ticks++ %% 7 === 0) spoken.forEach(([cls, name]) =>
       document.querySelectorAll("." + cls + " button").forEach(b => {
         if (b.getAttribute("aria-label") !== name) b.setAttribute("aria-label", name);
       }));
