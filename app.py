@@ -120,7 +120,8 @@ label:has(input:focus-visible) {outline: 3px solid #1f6feb; outline-offset: 2px;
 [data-testid="stLayoutWrapper"]:has(> .st-key-board .cr-crowd), .st-key-board:has(.cr-crowd) {order: 1;}
 /* and the callers' names in smaller letters, each on one line of its button */
 [data-testid="stMain"]:has(.cr-crowd) .st-key-grid_cheat button {min-height: 2.8rem;}
-[data-testid="stMain"]:has(.cr-crowd) .st-key-grid_cheat button p {font-size: 1.1rem !important;}
+[data-testid="stMain"]:has(.cr-crowd) .st-key-grid_cheat button p {font-size: 1.1rem !important; line-height: 1.2;}
+[data-testid="stMain"]:has(.cr-crowd) .st-key-grid_cheat {gap: 0.5rem !important;}
 /* and the pile's line in smaller letters there, so that "Last play Maya: two aces (called)" keeps to one line */
 .st-key-grid_pile {container-type: inline-size;}
 @container (max-width: 620px) {
@@ -653,7 +654,7 @@ def kept_seats() -> list[str]:
     edited); empty where there are none, or any is refused."""
     seats: list[str] = []
     for name in st.query_params.get_all("seat")[:20]:
-        name = " ".join(name.split())
+        name = words.clean_name(name)
         if words.check_name(name, seats) is not None:
             return []
         seats.append(name)
@@ -1223,7 +1224,13 @@ def action_panel(referee: Referee, game, log_len: int, waiting: bool) -> None:
         # a full name on every button, never cut short: fewer to a row as names grow (the column is narrower
         # beside the camera), and a name too long for its button wraps
         longest = max(len(name) for name in callers)
-        per_row = 4 if longest <= 6 or len(callers) > CROWD else 3 if longest <= 10 else 2
+        # a crowd's names four to a row, where the game has the page's width; beside the camera (live, or the
+        # server's) four long names to a row broke inside their words ("Moham / med Ali")
+        wide = st.session_state.get("camera_source") not in ("live", "server")
+        per_row = 4 if longest <= 6 else 3 if longest <= 10 else 2
+        if len(callers) > CROWD:  # in smaller letters (the CSS), a name may wrap between its words
+            word = max(len(w) for name in callers for w in re.split(r"[\s-]", name))  # "Jean- / Christophe" reads
+            per_row = 4 if wide else 3 if word <= 12 else 2
         grid = st.container(key="grid_cheat")
         for row_start in range(0, len(callers), per_row):
             cols = grid.columns(per_row)
@@ -1905,7 +1912,9 @@ def spoken_names(spoken: dict[str, str]) -> dict[str, str]:
     ("st-key-cheat_Zo-" for "cheat_Zoë"); two keys that share a class name neither, rather than one wrongly."""
     by_class: dict[str, str | None] = {}
     for key, name in spoken.items():
-        cls = "st-key-" + re.sub(r"[^a-zA-Z0-9_-]", "-", key.strip())
+        # as Streamlit's page writes it, in JavaScript: a character beyond U+FFFF (an emoji) is two units, "--"
+        cls = "st-key-" + "".join(c if re.fullmatch(r"[a-zA-Z0-9_-]", c) else "-" * (1 + (ord(c) > 0xFFFF))
+                                  for c in key.strip())
         by_class[cls] = None if cls in by_class else name
     return {cls: name for cls, name in by_class.items() if name is not None}
 
@@ -1937,23 +1946,29 @@ def for_every_player() -> None:
   };
   document.addEventListener("keydown", () => { keyboard = true; }, true);
   document.addEventListener("pointerdown", () => { keyboard = false; }, true);
-  document.addEventListener("focusin", e => { if (e.target.tagName === "BUTTON") focused = keyOf(e.target); }, true);
+  // a click no pointer made: Enter or Space on a button, or a screen reader's own "activate" (which sends no key)
+  document.addEventListener("click", e => { if (e.detail === 0) keyboard = true; }, true);
+  // the button a keyboard reached (a mouse's click also focuses a button, which a later key must not go back to)
+  document.addEventListener("focusin", e => {
+    if (e.target.tagName === "BUTTON") focused = keyboard ? keyOf(e.target) : null;
+  }, true);
   // what a tap did, said in a corner: its toast may come a moment after the page's mark
-  const toasts = () => {
-    const said = [];
+  const toasts = said => {
     document.querySelectorAll('[data-testid="stToast"]').forEach(t => {
       const text = t.innerText.trim();  // empty for a moment as it comes in
       if (text && !told.has(t)) { told.add(t); said.push(text); }
     });
-    if (said.length) live.textContent = said.join(". ");
   };
+  // said at once: the turn written after a toast in the same moment replaced it before a screen reader read it
+  const say = said => { if (said.length) live.textContent = said.join(". "); };
   const usable = sel => [...document.querySelectorAll(sel)].find(b => !b.disabled && b.offsetParent !== null);
   const tick = () => {
-    toasts();
-    if (document.querySelector('[data-stale="true"]')) return;  // a run is drawing: wait for its page
+    const said = [];
+    toasts(said);
+    if (document.querySelector('[data-stale="true"]')) return say(said);  // a run is drawing: wait for its page
     const marks = document.querySelectorAll(".cr-drawn");
     const mark = marks[marks.length - 1];
-    if (!mark) return;
+    if (!mark) return say(said);
     // the names at once for a new page, then about once a second (a button drawn again loses its name)
     if (mark.dataset.run !== spokenRun) {
       spokenRun = mark.dataset.run;
@@ -1966,12 +1981,11 @@ def for_every_player() -> None:
       }));
     const shown = document.querySelector(".cr-verdict");
     const now = [...document.querySelectorAll(".cr-turn, .cr-due")].map(e => e.innerText.trim()).join(". ");
-    const said = [];
     if (shown && shown.dataset.verdict !== verdict) said.push(shown.innerText.trim());
     if (now && now !== turn) said.push(now);
     verdict = shown ? shown.dataset.verdict : null;
     if (now) turn = now;
-    if (said.length) live.textContent = said.join(". ");
+    say(said);
     if (mark.dataset.run === run) return;
     run = mark.dataset.run;
     const lost = !document.activeElement || document.activeElement === document.body;

@@ -22,9 +22,17 @@ from .seen import Seen, count, elsewhere, emptied, forget, laid_down, laid_out, 
 def _who(name: str) -> str:
     """A player's name as a message says it: quoted where spaces or unseen characters would hide what it is, so that
     "Ann" and "Ann " in one transcript read as two names ("it is Ann's turn, not "Ann "'s"), not as one."""
-    if not name.isprintable():  # a zero-width space or a control character: written as an escape, \u200b
-        return json.dumps(name)
-    return name if name == " ".join(name.split()) else json.dumps(name, ensure_ascii=False)
+    shows = all(c.isprintable() or c in _JOINERS for c in name)
+    if shows and name == " ".join(name.split()):
+        return name
+    # quoted, and only what does not show written as an escape ("Zoë\u200b", "Ann\tLee"): the rest as it reads
+    return '"' + "".join(c if (c.isprintable() or c in _JOINERS) and c not in '"\\' else json.dumps(c)[1:-1]
+                         for c in name) + '"'
+
+
+#: The zero-width non-joiner and joiner: part of how a Persian name or a family emoji is written, not hidden.
+_JOINERS = "\u200c\u200d"
+
 
 
 def _cards(n: int) -> str:

@@ -71,20 +71,31 @@ def claim_text(claim: Claim) -> str:
 
 
 def isolated(name: str) -> str:
-    """A name set apart from the text around it (Unicode's first-strong isolate): an Arabic or Hebrew name otherwise
-    carried the numbers and points beside it into its own right-to-left order ("1. 3 · 2+ שרה לוי .2")."""
-    return f"\u2068{name}\u2069"
+    """A name set apart from the text around it (Unicode's first-strong isolate) where it is written right to left: an
+    Arabic or Hebrew name otherwise carried the numbers and points beside it into its own order ("1. 3 · 2+ שרה לוי
+    .2"). A left-to-right name is left as it is (the marks would travel into a copy, and into comparisons)."""
+    return f"\u2068{name}\u2069" if _right_to_left(name) else name
+
+
+def _right_to_left(text: str) -> bool:
+    return any(unicodedata.bidirectional(c) in ("R", "AL") for c in text)
+
+
+def _left_to_right(names: Iterable[str], text: str) -> str:
+    """``text`` read left to right, as the list it is, where a name in it is written right to left."""
+    return "\u200e" + text if any(_right_to_left(n) for n in names) else text
 
 
 def names_list(names: Iterable[str]) -> str:
     """'Ann, Ben, Cat' in the order given, read left to right whatever script the first name is in."""
-    return "\u200e" + ", ".join(isolated(n) for n in names)
+    names = tuple(names)
+    return _left_to_right(names, ", ".join(isolated(n) for n in names))
 
 
 def places_text(places: tuple[str, ...]) -> str:
     """'1. Ann +3 · 2. Cat +2 · 3. Dan +1': ranked places with the points each earns."""
-    return "\u200e" + " · ".join(f"{i + 1}. {isolated(p)} +{points}"
-                                  for i, (p, points) in enumerate(zip(places, RANKED_POINTS)))
+    return _left_to_right(places, " · ".join(f"{i + 1}. {isolated(p)} +{points}"
+                                             for i, (p, points) in enumerate(zip(places, RANKED_POINTS))))
 
 
 def honest_label(claim: Claim) -> str:
@@ -173,13 +184,18 @@ def storage_problem(text: str) -> str:
     return sentence(text)
 
 
+#: Characters that show nothing and change nothing in a name: zero-width space, word joiner, byte order mark, the
+#: direction marks, embeddings and isolates. The zero-width joiner and non-joiner stay: they shape Persian letters
+#: and join emoji ("👨‍👩‍👧").
+_UNSEEN = frozenset("\u200b\u2060\ufeff\u200e\u200f\u061c\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
 def clean_name(typed: str) -> str:
     """A name as typed, in one form: composed letters (NFC: "Zoë" typed as "Zoe" and a combining diaeresis is "Zoë"),
-    without invisible characters (a zero-width space made "王伟" a second player who looks the same), and single
-    spaces."""
-    composed = unicodedata.normalize("NFC", typed)
-    visible = "".join(c for c in composed if unicodedata.category(c) not in ("Cf", "Cc"))
-    return " ".join(visible.split())
+    without characters that show nothing (a zero-width space made "王伟" a second player who looks the same), and
+    single spaces."""
+    spaced = " ".join(unicodedata.normalize("NFC", typed).split())  # a tab or a line pasted in is a space
+    return "".join(c for c in spaced if c not in _UNSEEN and unicodedata.category(c) != "Cc")
 
 
 def check_name(name: str, taken: list[str]) -> str | None:
@@ -188,7 +204,7 @@ def check_name(name: str, taken: list[str]) -> str | None:
         return "A player needs a name: the box is empty."
     if len(name) > MAX_NAME:
         return f"\"{name[:MAX_NAME]}…\" is too long: at most {MAX_NAME} characters, so it fits on the table screen."
-    if any(name.casefold() == other.casefold() for other in taken):
+    if any(clean_name(name).casefold() == clean_name(other).casefold() for other in taken):
         return f"{name} is already at the table: give each player a different name (add an initial)."
     return None
 
@@ -197,9 +213,9 @@ def name_html(name: str, after: str = "") -> str:
     """A player's name for a heading, escaped, each word kept whole: "Anne-Sophie" broke at its hyphen on a phone
     ("Anne- / Sophie is out"), while "Bartholomew Kemp" may still break at its space, and a word wider than the
     screen inside (the CSS of ``cr-nb``). ``after`` ("'s") is kept with the last word, as it was in plain text."""
-    words = name.split(" ")
-    words[-1] += after
-    return " ".join(f"<span class='cr-nb'>{esc(word)}</span>" for word in words)
+    words = [html.escape(word, quote=False) for word in name.split(" ")]  # text, not an attribute: "'s" as typed
+    words[-1] += html.escape(after, quote=False)
+    return " ".join(f"<span class='cr-nb'>{word}</span>" for word in words)
 
 
 def esc(text: object) -> str:

@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import ast
 import io
+import math
 import os
 import re
 import warnings
@@ -778,13 +779,13 @@ class CardReader:
             rows_probs.append(joint)
             if joint.max() < self.rank_confidence:
                 reasons.append(f"the card {_where(rows_xyxy[-1], det.image_size)} is not read confidently "
-                               f"({r.value}, {joint.max():.0%} sure)")
+                               f"({r.value}, {_percent(joint.max())} sure)")
         evidence = gate.scene_features(det.xyxy, det.confidence, np.array(rows_probs), pairing, det.image_size,
                                        det.none_prob)
         p_right = None
         if self.gate is not None:
             p_right = float(self.gate.run(None, {"features": evidence[None]})[0][0, 0])
-            reasons = ([f"the reading is more likely wrong than right ({p_right:.0%} likely right)"] + reasons
+            reasons = ([f"the reading is more likely wrong than right ({_percent(p_right, down=True)} likely right)"] + reasons
                        + _gate_doubts(evidence) if p_right < gate.ANSWER_AT else [])
         order = np.lexsort((np.array([b[0] for b in rows_xyxy]), np.array([b[1] for b in rows_xyxy])))
         row_of = np.empty(k, np.int64)
@@ -809,6 +810,12 @@ class CardReader:
         without the wider look (see ``WIDER_LOOK``)."""
         img = load_image(image)
         return self.merge(self.indices(img, wider=not video), img)
+
+
+def _percent(p: float, down: bool = False) -> str:
+    """A probability in whole percent; ``down``, rounded down (beyond float32's noise), where rounding up would
+    contradict the sentence: a reading under even odds said "50% likely right"."""
+    return f"{math.floor(float(p) * 100 + 1e-4) if down else round(float(p) * 100)}%"
 
 
 def _where(xyxy, image_size: tuple[int, int]) -> str:

@@ -31,6 +31,9 @@ def test_names_that_look_alike_are_quoted_apart():
     table.apply(Play("Ann", 1))
     assert_rejected(table, Play("Ben\u200b", 1), 'it is "Ann "\'s turn, not "Ben\\u200b"\'s')
     assert_rejected(table, Play("Zoë", 1), "Zoë is not playing in this game")
+    # only what does not show is escaped: the letters stay as they read
+    table = sitting(("Zoë", "Zoë\u200b"))
+    assert_rejected(table, Play("Zoë\u200b", 1), 'it is Zoë\'s turn, not "Zoë\\u200b"\'s')
 
 
 def test_playing_more_cards_than_held_names_the_hand():

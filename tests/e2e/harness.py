@@ -949,6 +949,15 @@ def for_every_player(work: Path) -> dict:
         result["after the verdict"] = settled("picks up")
         page.keyboard.press("U")
         result["after U"] = settled("Took back")
+        page.wait_for_timeout(600)
+        # every text the live region is given from here (a screen reader reads each one, not only the last)
+        page.evaluate("""() => { window.__liveTexts = [];
+          new MutationObserver(() => window.__liveTexts.push(document.getElementById('cr-live').textContent))
+            .observe(document.getElementById('cr-live'), {childList: true, characterData: true, subtree: true}); }""")
+        page.keyboard.press("U")  # Ann's play taken back: the toast and the turn change together
+        settled("Ann's turn")
+        page.wait_for_timeout(1500)
+        result["said after U again"] = page.evaluate("() => window.__liveTexts")
     return result
 
 
@@ -1173,43 +1182,70 @@ CROWD_NAMES = ("Bartholomew Kemp", "Zoë", "Łukasz", "Wang Wei", "Mohammed Ali"
 
 
 def crowd(work: Path) -> dict:
-    """Twenty players, two decks, on a laptop's 1366 x 768: where the next play's buttons are after a play (the Cheat!
-    buttons above them) and after a verdict. They were two screens down: four rows of tall hand tiles above them, and
-    the Cheat! buttons two to a row."""
-    run = Run(work, page_video(work), CHEAT_REFEREE_CAMERA="none")
+    """Twenty players, two decks, on a laptop's 1366 x 768, without a camera and with the live camera beside the game:
+    where the next play's buttons are after a play (the Cheat! buttons above them) and after a verdict. They were two
+    screens down: four rows of tall hand tiles above them, and the Cheat! buttons two to a row. And whether a caller's
+    name breaks inside a word on its button (four long names to a row beside the camera did: "Moham / med Ali")."""
     result: dict = {"ok": False}
-    page = run.page
     foot = "() => Math.round(document.querySelector('.st-key-play_1 button').getBoundingClientRect().bottom)"
-    with checked(run, work, result):
-        page.set_viewport_size({"width": 1366, "height": 768})
-        run.see("Start the sitting")
-        run.tap("first_sitting_create")
-        run.see("Players, in seating order")
-        for i, name in enumerate(CROWD_NAMES, 1):
-            run.text_in("new_player", name)
-            run.see(f"{i}. ")
-        run.key("rule_decks").get_by_text("Two decks").click()
-        run.settle()
-        run.tap("deal")
-        run.see("lays down how many cards")
-        page.wait_for_timeout(1000)
-        run.tap("play_1")
-        run.see("Who called Cheat! first?")
-        page.wait_for_timeout(500)
-        run.to_top()
-        result["play buttons' foot after a play"] = page.evaluate(foot)
-        result["one line per hand"] = page.evaluate(
-            "() => [...document.querySelectorAll('.cr-hand')].every(t => t.getBoundingClientRect().height < 40)")
-        page.screenshot(path=str(work / "crowd.png"))
-        page.locator("[class*='st-key-cheat_'] button").first.click()
-        run.settle()
-        run.tap("reveal_honest")
-        run.tap("apply_verdict")
-        run.see("picks up")
-        page.wait_for_timeout(500)
-        run.to_top()
-        result["play buttons' foot after a verdict"] = page.evaluate(foot)
+    for camera in ("none", "live"):
+        folder = work / camera
+        folder.mkdir()
+        run = Run(folder, page_video(folder), CHEAT_REFEREE_CAMERA=camera)
+        page = run.page
+        seen: dict = {}
+        with checked(run, folder, seen):
+            page.set_viewport_size({"width": 1366, "height": 768})
+            run.see("Start the sitting")
+            run.tap("first_sitting_create")
+            run.see("Players, in seating order")
+            for i, name in enumerate(CROWD_NAMES, 1):
+                run.text_in("new_player", name)
+                run.see(f"{i}. ")
+            run.key("rule_decks").get_by_text("Two decks").click()
+            run.settle()
+            run.tap("deal")
+            run.see("lays down how many cards")
+            page.wait_for_timeout(1000)
+            run.tap("play_1")
+            run.see("Who called Cheat! first?")
+            page.wait_for_timeout(500)
+            run.to_top()
+            seen["play buttons' foot after a play"] = page.evaluate(foot)
+            seen["one line per hand"] = page.evaluate(
+                "() => [...document.querySelectorAll('.cr-hand')].every(t => t.getBoundingClientRect().height < 40)")
+            seen["callers broken inside a word"] = page.evaluate(WORD_BROKEN % "[class*='st-key-cheat_'] button p")
+            page.screenshot(path=str(work / f"crowd-{camera}.png"))
+            page.locator("[class*='st-key-cheat_'] button").first.click()
+            run.settle()
+            run.tap("reveal_honest")
+            run.tap("apply_verdict")
+            run.see("picks up")
+            page.wait_for_timeout(500)
+            run.to_top()
+            seen["play buttons' foot after a verdict"] = page.evaluate(foot)
+        if not seen.pop("ok"):
+            result["error"] = f"{camera}: {seen.get('error')}"
+            return result
+        result[camera] = seen
+    result["ok"] = True
     return result
+
+
+#: The texts (of the elements the selector finds) with a word on two lines: a Range over the word has a rect on each.
+#: A break at a hyphen is a break between words.
+WORD_BROKEN = """() => [...document.querySelectorAll("%s")].filter(e => {
+  const walker = document.createTreeWalker(e, NodeFilter.SHOW_TEXT);
+  for (let text = walker.nextNode(); text; text = walker.nextNode()) {
+    let at = 0;
+    for (const word of text.data.split(/[ -]/)) {
+      const range = document.createRange();
+      range.setStart(text, at); range.setEnd(text, at + word.length); at += word.length + 1;
+      if (new Set([...range.getClientRects()].map(r => Math.round(r.top))).size > 1) return true;
+    }
+  }
+  return false;
+}).map(e => e.textContent)"""
 
 
 def _turn_line_soon(page, words: str, ms: int = 8_000) -> str:

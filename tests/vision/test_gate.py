@@ -109,6 +109,8 @@ def test_the_gate_decides_and_the_doubts_become_its_reasons():
     assert doubtful.abstain
     assert doubtful.reasons[0].startswith("the reading is more likely wrong than right (30% likely right)")
     assert any("not read confidently" in why for why in doubtful.reasons[1:])
+    # rounded down: a reading just under even odds does not say "50% likely right"
+    assert _merger(_constant_gate(0.497)).merge(unsure_five).reasons[0].endswith("(49% likely right)")
     sure_king = _merger(_constant_gate(0.3)).merge(_indices(ONE_KING))
     assert sure_king.abstain and len(sure_king.reasons) == 1  # the gate alone: no hand-rule doubt to name
 
