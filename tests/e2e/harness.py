@@ -890,6 +890,16 @@ def names_shown(work: Path) -> dict:
     return result
 
 
+def seat(run: Run, names: tuple[str, ...]) -> None:
+    """A first sitting started, and ``names`` added to its setup in seating order."""
+    run.see("Start the sitting")
+    run.tap("first_sitting_create")
+    run.see("Players, in seating order")
+    for i, name in enumerate(names, 1):
+        run.text_in("new_player", name)
+        run.see(f"{i}. {name}")
+
+
 def for_every_player(work: Path) -> dict:
     """What a player who uses a screen reader or no mouse meets: the buttons' names, what the live region says after
     a play, a call, a verdict and an Undo, where the focus is after a key or Enter acted, and the deal as a table."""
@@ -915,12 +925,7 @@ def for_every_player(work: Path) -> dict:
 
     with checked(run, work, result):
         page.set_viewport_size({"width": 1366, "height": 768})
-        run.see("Start the sitting")
-        run.tap("first_sitting_create")
-        run.see("Players, in seating order")
-        for i, name in enumerate(("Ann", "Ben", "Cara"), 1):
-            run.text_in("new_player", name)
-            run.see(f"{i}. {name}")
+        seat(run, ("Ann", "Ben", "Cara"))
         page.wait_for_timeout(500)
         result["seat buttons"] = page.evaluate(
             "() => [...new Set([...document.querySelectorAll('.st-key-down_0 button, .st-key-remove_1 button')].map(b => b.getAttribute('aria-label')))]")
@@ -1142,12 +1147,7 @@ def arrivals(work: Path) -> dict:
         return sqlite3.connect(work / "referee.sqlite3").execute("SELECT COUNT(*) FROM games").fetchone()[0]
 
     with checked(run, work, result):
-        run.see("Start the sitting")
-        run.tap("first_sitting_create")
-        run.see("Players, in seating order")
-        for i, name in enumerate(("Ann", "Ben", "Cara"), 1):
-            run.text_in("new_player", name)
-            run.see(f"{i}. {name}")
+        seat(run, ("Ann", "Ben", "Cara"))
         run.key("rule_table").get_by_text("Ranked").click()
         run.settle()
         deal()
@@ -1196,12 +1196,7 @@ def crowd(work: Path) -> dict:
         seen: dict = {}
         with checked(run, folder, seen):
             page.set_viewport_size({"width": 1366, "height": 768})
-            run.see("Start the sitting")
-            run.tap("first_sitting_create")
-            run.see("Players, in seating order")
-            for i, name in enumerate(CROWD_NAMES, 1):
-                run.text_in("new_player", name)
-                run.see(f"{i}. ")
+            seat(run, CROWD_NAMES)
             run.key("rule_decks").get_by_text("Two decks").click()
             run.settle()
             run.tap("deal")
