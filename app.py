@@ -67,7 +67,7 @@ CSS = """
 /* the focus of a keyboard, seen on every button and choice (Streamlit's ring on a button is a faint red, about 2:1
    on white, and a radio or a toggle showed almost nothing) */
 button:focus-visible, [role="tab"]:focus-visible {outline: 3px solid #1f6feb !important; outline-offset: 2px;}
-label:has(input:focus-visible) {outline: 3px solid #1f6feb; outline-offset: 2px; border-radius: 0.3rem;}
+.cr-kbd label:has(input:focus-visible) {outline: 3px solid #1f6feb; outline-offset: 2px; border-radius: 0.3rem;}
 /* a lie and an honest play told apart by more than colour (red and green look alike to many players) */
 .cr-lie::before {content: "✗ ";}
 .cr-honest::before {content: "✓ ";}
@@ -115,6 +115,7 @@ label:has(input:focus-visible) {outline: 3px solid #1f6feb; outline-offset: 2px;
 .cr-hands.crowd .cr-hand {display: flex; align-items: baseline; gap: 0.35rem; flex: 0 1 auto; min-width: 0;
   max-width: none; padding: 0.1rem 0.5rem; text-align: left;}
 .cr-hands.crowd .cr-hand .who {font-size: 1rem;}
+.cr-hands.crowd .cr-hand .who :is(.long, .longer, .longest) {font-size: inherit;}  /* a one-line tile fits its name */
 .cr-hands.crowd .cr-hand .n {font-size: 1.35rem; line-height: 1.2;}
 .cr-hands.crowd .cr-hand .tag {font-size: 0.75rem;}
 [data-testid="stLayoutWrapper"]:has(> .st-key-board .cr-crowd), .st-key-board:has(.cr-crowd) {order: 1;}
@@ -122,6 +123,11 @@ label:has(input:focus-visible) {outline: 3px solid #1f6feb; outline-offset: 2px;
 [data-testid="stMain"]:has(.cr-crowd) .st-key-grid_cheat button {min-height: 2.8rem;}
 [data-testid="stMain"]:has(.cr-crowd) .st-key-grid_cheat button p {font-size: 1.1rem !important; line-height: 1.2;}
 [data-testid="stMain"]:has(.cr-crowd) .st-key-grid_cheat {gap: 0.5rem !important;}
+@container game (max-width: 620px) {  /* beside the camera: the names' room is the icon's too */
+  [data-testid="stMain"]:has(.cr-crowd) .st-key-grid_cheat button span:has(> [data-testid="stIconMaterial"]) {
+    display: none;}
+  [data-testid="stMain"]:has(.cr-crowd) .st-key-grid_cheat button p {font-size: 1rem !important;}
+}
 /* and the pile's line in smaller letters there, so that "Last play Maya: two aces (called)" keeps to one line */
 .st-key-grid_pile {container-type: inline-size;}
 @container (max-width: 620px) {
@@ -790,7 +796,7 @@ CROWD = 8
 def name_in_tile(name: str) -> str:
     """A name for a hand tile: one with a word of nine letters or more in smaller letters, the smaller the longer the
     word, which a narrow tile (five or six hands beside the camera) otherwise broke inside ("Evangeli / ne")."""
-    longest = max(len(word) for word in name.split())
+    longest = max(len(word) for word in re.split(r"[\s-]", name))  # a tile may break at a hyphen
     if longest < 9:
         return esc(name)
     size = "long" if longest < 11 else "longer" if longest < 14 else "longest"
@@ -1944,10 +1950,13 @@ def for_every_player() -> None:
     const box = el && el.closest ? el.closest('[class*="st-key-"]') : null;
     return box ? [...box.classList].find(c => c.startsWith("st-key-")) : null;
   };
-  document.addEventListener("keydown", () => { keyboard = true; }, true);
-  document.addEventListener("pointerdown", () => { keyboard = false; }, true);
+  // the page marked while a keyboard is in use: a choice's ring is drawn then only (after names were typed, Chrome
+  // drew it round a radio the mouse then clicked)
+  const using = on => { keyboard = on; document.documentElement.classList.toggle("cr-kbd", on); };
+  document.addEventListener("keydown", () => using(true), true);
+  document.addEventListener("pointerdown", () => using(false), true);
   // a click no pointer made: Enter or Space on a button, or a screen reader's own "activate" (which sends no key)
-  document.addEventListener("click", e => { if (e.detail === 0) keyboard = true; }, true);
+  document.addEventListener("click", e => { if (e.detail === 0) using(true); }, true);
   // the button a keyboard reached (a mouse's click also focuses a button, which a later key must not go back to)
   document.addEventListener("focusin", e => {
     if (e.target.tagName === "BUTTON") focused = keyboard ? keyOf(e.target) : null;

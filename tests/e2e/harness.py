@@ -1176,26 +1176,26 @@ def arrivals(work: Path) -> dict:
     return result
 
 
-CROWD_NAMES = ("Bartholomew Kemp", "Zoë", "Łukasz", "Wang Wei", "Mohammed Ali", "Sara Levi", "Fox", "Ann",
+CROWD_NAMES = ("Zoë", "Bartholomew Kemp", "Łukasz", "Wang Wei", "Mohammed Ali", "Sara Levi", "Fox", "Ann",
                "Anna-Lena Müller", "Maximiliane Ober", "Jean-Christophe", "Nguyen Thi Minh", "Søren", "Çağla",
                "Dmitri Ivanovich", "Ben", "Cara", "Kwame Mensah-Boa", "Oluwaseun Adeyem", "Ólafur Arnalds")
 
 
 def crowd(work: Path) -> dict:
-    """Twenty players, two decks, on a laptop's 1366 x 768, without a camera and with the live camera beside the game:
-    where the next play's buttons are after a play (the Cheat! buttons above them) and after a verdict. They were two
+    """Twenty players, two decks, on a laptop's 1366 x 768 without a camera, and at 1280 x 800 with the live camera
+    beside the game: where the next play's buttons are after a play (the Cheat! buttons above them) and after a verdict. They were two
     screens down: four rows of tall hand tiles above them, and the Cheat! buttons two to a row. And whether a caller's
     name breaks inside a word on its button (four long names to a row beside the camera did: "Moham / med Ali")."""
     result: dict = {"ok": False}
     foot = "() => Math.round(document.querySelector('.st-key-play_1 button').getBoundingClientRect().bottom)"
-    for camera in ("none", "live"):
+    for camera, (width, height) in {"none": (1366, 768), "live": (1280, 800)}.items():
         folder = work / camera
         folder.mkdir()
         run = Run(folder, page_video(folder), CHEAT_REFEREE_CAMERA=camera)
         page = run.page
-        seen: dict = {}
+        seen: dict = {"screen": [width, height]}
         with checked(run, folder, seen):
-            page.set_viewport_size({"width": 1366, "height": 768})
+            page.set_viewport_size({"width": width, "height": height})
             seat(run, CROWD_NAMES)
             run.key("rule_decks").get_by_text("Two decks").click()
             run.settle()
