@@ -119,6 +119,9 @@ button:focus-visible, [role="tab"]:focus-visible {outline: 3px solid #1f6feb !im
 .cr-hands.crowd .cr-hand .n {font-size: 1.35rem; line-height: 1.2;}
 .cr-hands.crowd .cr-hand .tag {font-size: 0.75rem;}
 [data-testid="stLayoutWrapper"]:has(> .st-key-board .cr-crowd), .st-key-board:has(.cr-crowd) {order: 1;}
+/* the end-of-run marks and the page's scripts (see arrive) take no room: their container's gaps left 64 px of
+   blank page, which a crowd's board, moved after them, showed above it */
+[data-testid="stLayoutWrapper"]:has(> .st-key-arrival) {display: none;}
 /* and the callers' names in smaller letters, each on one line of its button */
 [data-testid="stMain"]:has(.cr-crowd) .st-key-grid_cheat button {min-height: 2.8rem;}
 [data-testid="stMain"]:has(.cr-crowd) .st-key-grid_cheat button p {font-size: 1.1rem !important; line-height: 1.2;}

@@ -1210,6 +1210,9 @@ def crowd(work: Path) -> dict:
             seen["one line per hand"] = page.evaluate(
                 "() => [...document.querySelectorAll('.cr-hand')].every(t => t.getBoundingClientRect().height < 40)")
             seen["callers broken inside a word"] = page.evaluate(WORD_BROKEN % "[class*='st-key-cheat_'] button p")
+            seen["blank between Undo and the pile (px)"] = page.evaluate("""() => Math.round(
+              document.querySelector('.st-key-board').getBoundingClientRect().top -
+              document.querySelector('.st-key-undo').getBoundingClientRect().bottom)""")
             page.screenshot(path=str(work / f"crowd-{camera}.png"))
             page.locator("[class*='st-key-cheat_'] button").first.click()
             run.settle()

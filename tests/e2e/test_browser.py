@@ -195,6 +195,7 @@ def test_twenty_players_on_a_laptop_keep_the_next_plays_buttons_on_screen(tmp_pa
         assert result[camera]["play buttons' foot after a verdict"] <= height, result
         assert result[camera]["one line per hand"], result
         assert result[camera]["callers broken inside a word"] == [], result
+        assert result[camera]["blank between Undo and the pile (px)"] <= 40, result  # 130 px of empty page
 
 
 def test_the_first_tap_on_the_match_table_after_a_deal_is_taken(tmp_path):
