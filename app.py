@@ -41,6 +41,7 @@ from assistant import (  # noqa: E402
     Winner,
     verdict_for,
 )
+from assistant.cards import card_count  # noqa: E402
 from assistant.game import next_dealer, ranked_places_most, seen_conflict  # noqa: E402
 from assistant.referee import Referee  # noqa: E402
 from assistant.rules import RANKED_POINTS, CountRule, Order, TableKind  # noqa: E402
@@ -118,18 +119,18 @@ button:focus-visible, [role="tab"]:focus-visible {outline: 3px solid #1f6feb !im
 .cr-hands.crowd .cr-hand .who :is(.long, .longer, .longest) {font-size: inherit;}  /* a one-line tile fits its name */
 .cr-hands.crowd .cr-hand .n {font-size: 1.35rem; line-height: 1.2;}
 .cr-hands.crowd .cr-hand .tag {font-size: 0.75rem;}
-[data-testid="stLayoutWrapper"]:has(> .st-key-board .cr-crowd), .st-key-board:has(.cr-crowd) {order: 1;}
+[data-testid="stLayoutWrapper"]:has(> .st-key-board .cr-hands.crowd), .st-key-board:has(.cr-hands.crowd) {order: 1;}
 /* the end-of-run marks and the page's scripts (see arrive) take no room: their container's gaps left 64 px of
    blank page, which a crowd's board, moved after them, showed above it */
 [data-testid="stLayoutWrapper"]:has(> .st-key-arrival) {display: none;}
 /* and the callers' names in smaller letters, each on one line of its button */
-[data-testid="stMain"]:has(.cr-crowd) .st-key-grid_cheat button {min-height: 2.8rem;}
-[data-testid="stMain"]:has(.cr-crowd) .st-key-grid_cheat button p {font-size: 1.1rem !important; line-height: 1.2;}
-[data-testid="stMain"]:has(.cr-crowd) .st-key-grid_cheat {gap: 0.5rem !important;}
+[data-testid="stMain"]:has(.cr-hands.crowd) .st-key-grid_cheat button {min-height: 2.8rem;}
+[data-testid="stMain"]:has(.cr-hands.crowd) .st-key-grid_cheat button p {font-size: 1.1rem !important; line-height: 1.2;}
+[data-testid="stMain"]:has(.cr-hands.crowd) .st-key-grid_cheat {gap: 0.5rem !important;}
 @container game (max-width: 620px) {  /* beside the camera: the names' room is the icon's too */
-  [data-testid="stMain"]:has(.cr-crowd) .st-key-grid_cheat button span:has(> [data-testid="stIconMaterial"]) {
+  [data-testid="stMain"]:has(.cr-hands.crowd) .st-key-grid_cheat button span:has(> [data-testid="stIconMaterial"]) {
     display: none;}
-  [data-testid="stMain"]:has(.cr-crowd) .st-key-grid_cheat button p {font-size: 1rem !important;}
+  [data-testid="stMain"]:has(.cr-hands.crowd) .st-key-grid_cheat button p {font-size: 1rem !important;}
 }
 /* and the pile's line in smaller letters there, so that "Last play Maya: two aces (called)" keeps to one line */
 .st-key-grid_pile {container-type: inline-size;}
@@ -796,10 +797,16 @@ def deal(seats: tuple[str, ...], dealer: str | None, rules: Rules, random_first:
 CROWD = 8
 
 
+def longest_word(*names: str) -> int:
+    """The letters of the longest word in ``names``, the part a line cannot break: between spaces and hyphens (a name
+    may break at its hyphen, "Jean- / Christophe")."""
+    return max(len(word) for name in names for word in re.split(r"[\s-]", name))
+
+
 def name_in_tile(name: str) -> str:
     """A name for a hand tile: one with a word of nine letters or more in smaller letters, the smaller the longer the
     word, which a narrow tile (five or six hands beside the camera) otherwise broke inside ("Evangeli / ne")."""
-    longest = max(len(word) for word in re.split(r"[\s-]", name))  # a tile may break at a hyphen
+    longest = longest_word(name)
     if longest < 9:
         return esc(name)
     size = "long" if longest < 11 else "longer" if longest < 14 else "longest"
@@ -1175,10 +1182,8 @@ def game_screen(referee: Referee) -> None:
     # nobody plays while a call is open, nor while a last play that would end the game waits for Cheat! or no call
     waiting = last_play_ends_the_game(referee, game)
     board.markdown(hands_html(game, calling=call is not None or waiting), unsafe_allow_html=True)
-    if len(game.players) > CROWD:
-        board.html("<div class='cr-crowd'></div>")  # the board under the buttons of the turn (the CSS)
     if game.out_of_game:
-        board.caption(f"{words.cards(game.out_of_game)} laid out as fours of a kind.")
+        board.caption(f"{card_count(game.out_of_game)} laid out as fours of a kind.")
     if game.seen:
         board.caption(f"Seen face up, and where those cards can be now: {words.seen_text(game.seen, game.players)}",
                    help="The referee follows the cards turned up at each call: a card seen going into a hand stays "
@@ -1238,8 +1243,7 @@ def action_panel(referee: Referee, game, log_len: int, waiting: bool) -> None:
         wide = st.session_state.get("camera_source") not in ("live", "server")
         per_row = 4 if longest <= 6 else 3 if longest <= 10 else 2
         if len(callers) > CROWD:  # in smaller letters (the CSS), a name may wrap between its words
-            word = max(len(w) for name in callers for w in re.split(r"[\s-]", name))  # "Jean- / Christophe" reads
-            per_row = 4 if wide else 3 if word <= 12 else 2
+            per_row = 4 if wide else 3 if longest_word(*callers) <= 12 else 2
         grid = st.container(key="grid_cheat")
         for row_start in range(0, len(callers), per_row):
             cols = grid.columns(per_row)
@@ -1273,7 +1277,7 @@ def action_panel(referee: Referee, game, log_len: int, waiting: bool) -> None:
                 # "3 × 2s", not "3 × 2": three of them; "3 × K's", since "Ks" and "As" read badly
                 label = f"{n} × {rank.value}{'s' if rank.value.isdigit() else chr(39) + 's'}" if choice else str(n)
                 key = f"play_{rank.value}_{n}" if choice else f"play_{n}"
-                said = words.claim_text(Play(player, n, rank)) if choice else words.cards(n)
+                said = words.claim_text(Play(player, n, rank)) if choice else card_count(n)
                 button(cols[(n - 1) % per_row], label, key=key, type="primary", width="stretch",
                                                shortcut=None if choice else str(n), spoken=f"{player} lays down {said}",
                                                on_click=act, args=(Play(player, n, rank if choice else None), log_len))

@@ -16,6 +16,7 @@ import stat
 import sys
 from pathlib import Path
 
+from .cards import card_count
 from .errors import StorageError
 from .referee import Referee
 from .sitting import TranscriptError, replay, state_to_json
@@ -122,7 +123,7 @@ def _summary(state: dict) -> str:
         if game["over"]:
             lines.append(f"Game over. Places: {', '.join(game['places']) or 'none'}")
         elif game["awaiting_call"] and last is not None:
-            claim = f"{_cards(last['count'])} claimed as {last['rank']}"
+            claim = f"{card_count(last['count'])} claimed as {last['rank']}"
             if game["hands"][last["player"]] == 0:
                 lines.append(f"{last['player']} played their last cards ({claim}): Cheat!, or nobody calls, and "
                              f"{last['player']} is out only if the play survives.")
@@ -130,23 +131,19 @@ def _summary(state: dict) -> str:
                 lines.append(f"{last['player']}'s play ({claim}) can be called.")
             goes_on = " if the game goes on" if game["hands"][last["player"]] == 0 else ""  # it may end with the call
             lines.append(f"Then {game['turn']} plays{goes_on}, claiming {' or '.join(game['ranks_allowed'])}; "
-                         f"pile {_cards(game['pile'])}.")
+                         f"pile {card_count(game['pile'])}.")
         else:
             lines.append(f"{game['turn']} to play, claiming {' or '.join(game['ranks_allowed'])}; "
-                         f"pile {_cards(game['pile'])}.")
+                         f"pile {card_count(game['pile'])}.")
         if (called := game["last_call"]) is not None:
             said = "a lie" if called["lie"] else "honest"
             lines.append(f"Last call: {called['caller']} on {called['challenged']}, {said}; "
-                         f"{called['picked_up_by']} picked up {_cards(called['cards'])}.")
-        lines.extend(f"  {name}: {_cards(count)}" for name, count in game["hands"].items())
+                         f"{called['picked_up_by']} picked up {card_count(called['cards'])}.")
+        lines.extend(f"  {name}: {card_count(count)}" for name, count in game["hands"].items())
     table = state["table"]
     lines.append(f"Table ({table['kind']}), {table['games']} game{'' if table['games'] == 1 else 's'} finished:")
     lines.extend(f"  {name}: {score}" for name, score in table["scores"].items())
     return "\n".join(lines)
-
-
-def _cards(n: int) -> str:
-    return f"{n} card{'' if n == 1 else 's'}"
 
 
 def run() -> int:

@@ -53,6 +53,11 @@ SUITS: tuple[str, ...] = ("S", "H", "D", "C")
 _PLACE: dict[Rank, int] = {rank: place for place, rank in enumerate(CLAIMABLE)}
 
 
+def card_count(n: int) -> str:
+    """"1 card", "7 cards": a number of cards as the messages, the summaries and the screen say it."""
+    return f"{n} card{'' if n == 1 else 's'}"
+
+
 def step(rank: Rank, delta: int) -> Rank:
     """The rank ``delta`` places along the cycle A, 2, ..., K, A (negative goes down)."""
     return CLAIMABLE[(_PLACE[rank] + delta) % len(CLAIMABLE)]

@@ -12,7 +12,7 @@ import json
 from collections import Counter
 from dataclasses import dataclass, field
 
-from .cards import CLAIMABLE, Rank, step
+from .cards import CLAIMABLE, Rank, card_count, step
 from .errors import IllegalAction, ImpossibleReveal
 from .events import Call, Event, FourOfAKind, NewGame, NoCall, Pass, Play, Winner
 from .rules import RANKED_POINTS, CountRule, Order, Rules, TableKind
@@ -35,15 +35,11 @@ _JOINERS = "\u200c\u200d"
 
 
 
-def _cards(n: int) -> str:
-    return f"{n} card" if n == 1 else f"{n} cards"
-
-
 def _of_rank(rank: Rank, n: int) -> str:
     """'1 joker', '2 cards of rank A'."""
     if rank is Rank.JOKER:
         return "1 joker" if n == 1 else f"{n} jokers"
-    return f"{_cards(n)} of rank {rank.value}"
+    return f"{card_count(n)} of rank {rank.value}"
 
 
 def _at_most(n: int) -> str:
@@ -89,7 +85,7 @@ class Verdict:
     def announcement(self) -> str:
         """The sentence the referee says aloud."""
         word = "Lie" if self.lie else "Honest"
-        return f"{word}: {self.picked_up_by} picks up {_cards(self.cards)}"
+        return f"{word}: {self.picked_up_by} picks up {card_count(self.cards)}"
 
 
 @dataclass
@@ -439,7 +435,7 @@ def _play(state: State, event: Play) -> State:
         raise IllegalAction(f"at most {rules.max_cards} cards per play in this game; {_who(event.player)} cannot play {event.count}")
     held = current.hands[event.player]
     if event.count > held:
-        raise IllegalAction(f"{_who(event.player)} holds {_cards(held)} and cannot play {event.count}")
+        raise IllegalAction(f"{_who(event.player)} holds {card_count(held)} and cannot play {event.count}")
     rank = _claimed_rank(current, event)
     game = _settled_copy(current)
     game.hands[event.player] -= event.count
@@ -499,7 +495,7 @@ def check_reveal(game: Game, revealed: tuple[Rank, ...]) -> None:
         raise ImpossibleReveal("a reveal shows at least one card")
     held = game.hands[claim.player] + claim.count
     if len(revealed) > held:
-        raise ImpossibleReveal(f"{_who(claim.player)} held {_cards(held)} and cannot have played {len(revealed)}")
+        raise ImpossibleReveal(f"{_who(claim.player)} held {card_count(held)} and cannot have played {len(revealed)}")
     for rank, seen in Counter(revealed).items():
         if rank is Rank.JOKER:
             if not rules.jokers:
@@ -509,7 +505,7 @@ def check_reveal(game: Game, revealed: tuple[Rank, ...]) -> None:
             continue
         left = in_play(game, rank)
         if seen > left:
-            raise ImpossibleReveal(f"{_cards(seen)} of rank {rank.value} revealed, but {_in_play(left)} in play")
+            raise ImpossibleReveal(f"{card_count(seen)} of rank {rank.value} revealed, but {_in_play(left)} in play")
 
 
 def in_play(game: Game, rank: Rank) -> int:
@@ -622,7 +618,7 @@ def _four_of_a_kind(state: State, event: FourOfAKind) -> State:
         raise IllegalAction("jokers cannot be laid out as four of a kind")
     held = current.hands[event.player]
     if held < 4:
-        raise IllegalAction(f"{_who(event.player)} holds {_cards(held)} and cannot lay out four")
+        raise IllegalAction(f"{_who(event.player)} holds {card_count(held)} and cannot lay out four")
     laid = current.fours_out.get(event.rank, 0)
     if laid + 4 > rules.copies_per_rank:
         raise IllegalAction(f"all {rules.copies_per_rank} cards of rank {event.rank.value} are already out of the game")

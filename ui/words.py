@@ -117,10 +117,6 @@ def ranks_due(ranks: tuple[Rank, ...]) -> str:
     return ", ".join(names[:-1]) + " or " + names[-1]
 
 
-def cards(n: int) -> str:
-    return f"{n} card{'s' if n != 1 else ''}"
-
-
 def rules_summary(rules: Rules) -> str:
     parts = [
         f"{rules.decks} deck{'s' if rules.decks > 1 else ''}" + (" with jokers" if rules.jokers else ""),
@@ -204,7 +200,7 @@ def check_name(name: str, taken: list[str]) -> str | None:
         return "A player needs a name: the box is empty."
     if len(name) > MAX_NAME:
         return f"\"{name[:MAX_NAME]}…\" is too long: at most {MAX_NAME} characters, so it fits on the table screen."
-    if any(clean_name(name).casefold() == clean_name(other).casefold() for other in taken):
+    if any(name.casefold() == clean_name(other).casefold() for other in taken):
         return f"{name} is already at the table: give each player a different name (add an initial)."
     return None
 

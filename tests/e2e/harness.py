@@ -837,18 +837,7 @@ def names_shown(work: Path) -> dict:
             "SELECT COUNT(*) FROM events").fetchone()[0]
         run.page.set_viewport_size({"width": 1280, "height": 800})
         run.page.wait_for_timeout(800)
-        # a word of a name on two lines of its hand tile (a Range over the word has a rect on each line); a break at a
-        # hyphen is a break between words
-        result["hand names broken inside a word"] = run.page.evaluate("""() => [...document.querySelectorAll('.cr-hand .who')]
-            .filter(who => {
-              const text = who.firstChild.nodeType === 3 ? who.firstChild : who.firstChild.firstChild;
-              let at = 0;
-              return text.data.split(/[ -]/).some(word => {
-                const range = document.createRange();
-                range.setStart(text, at); range.setEnd(text, at + word.length); at += word.length + 1;
-                return new Set([...range.getClientRects()].map(r => Math.round(r.top))).size > 1;
-              });
-            }).map(who => who.textContent)""")
+        result["hand names broken inside a word"] = run.page.evaluate(WORD_BROKEN % ".cr-hand .who")
         run.page.screenshot(path=str(work / "hands.png"))
         run.key("play_1").locator("button").first.click()
         run.settle()
