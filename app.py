@@ -1693,6 +1693,14 @@ def record_winner(name: str, players: tuple[str, ...], at: int) -> None:
         flash("toast", f"Recorded: {name} won.")
 
 
+def _tracked(row) -> str:
+    """How much of a game the referee followed, for the History: a game in progress ended by a tap on its winner was
+    followed only until the tap, and its result is the table's word, not the rules'."""
+    if not row.tracked:
+        return "one tap"
+    return "until a tap" if row.tapped else "yes"
+
+
 def table_screen(referee: Referee) -> None:
     import altair as alt
 
@@ -1756,7 +1764,7 @@ def table_screen(referee: Referee) -> None:
             "Winner": [r.winner for r in table.rows],
             "Places": [words.names_list(r.places) for r in table.rows],
             "Table": ["ranked" if r.kind is TableKind.RANKED else "match" for r in table.rows],
-            "Tracked": ["yes" if r.tracked else "one tap" for r in table.rows],
+            "Tracked": [_tracked(r) for r in table.rows],
             "Players": [words.names_list(r.players) for r in table.rows],  # last: the longest, and the least looked at
         }
         if TableKind.RANKED not in kinds:

@@ -146,7 +146,11 @@ class GameResult:
     players: tuple[str, ...]
     places: tuple[str, ...]
     kind: TableKind
+    #: dealt here, its plays followed by the referee (until its end, or until a tap ended it)
     tracked: bool
+    #: ended by a tap on its winner, not played out: a tracked game in progress can be ended so, and its History
+    #: must not claim the rules saw it won
+    tapped: bool
 
     @property
     def winner(self) -> str:
@@ -177,8 +181,8 @@ class MatchTable:
         new = tuple(p for p in players if p not in self.players)
         return MatchTable(self.kind, self.rows, self.players + new) if new else self
 
-    def with_row(self, players: tuple[str, ...], places: tuple[str, ...], tracked: bool) -> "MatchTable":
-        row = GameResult(len(self.rows) + 1, players, places, self.kind, tracked)
+    def with_row(self, players: tuple[str, ...], places: tuple[str, ...], tracked: bool, tapped: bool) -> "MatchTable":
+        row = GameResult(len(self.rows) + 1, players, places, self.kind, tracked, tapped)
         return MatchTable(self.kind, self.rows + (row,), self.with_players(players).players)
 
 
@@ -320,8 +324,8 @@ def _winner(state: State, event: Winner) -> State:
     if in_progress:
         ended = game.copy()
         ended.places, ended.over, ended.turn, ended.awaiting_call = places, True, None, False
-        return State(ended, table.with_row(players, places, tracked=True))
-    return State(game, table.with_row(players, places, tracked=False))
+        return State(ended, table.with_row(players, places, tracked=True, tapped=True))
+    return State(game, table.with_row(players, places, tracked=False, tapped=True))
 
 
 def ranked_places_most(players: int) -> int:
@@ -395,7 +399,7 @@ def _go_out(game: Game, name: str) -> None:
 def _end_row(state: State, game: Game) -> MatchTable:
     """The table after ``game``; a row is added the moment the game ends."""
     if game.over and not (state.game is not None and state.game.over):
-        return state.table.with_row(game.players, game.places, tracked=True)
+        return state.table.with_row(game.players, game.places, tracked=True, tapped=False)
     return state.table
 
 

@@ -143,13 +143,13 @@ class Referee:
         seats = max((len(row.players) for row in table.rows), default=0)
         out = io.StringIO()
         writer = csv.writer(out)
-        writer.writerow(["game", "kind", "tracked", "first", "second", "third",
+        writer.writerow(["game", "kind", "tracked", "ended", "first", "second", "third",
                          *(f"player {n}" for n in range(1, seats + 1))])
         for row in table.rows:
             places = list(row.places[:3]) + [""] * (3 - len(row.places[:3]))
             players = list(row.players) + [""] * (seats - len(row.players))
             writer.writerow([row.number, row.kind.value, "yes" if row.tracked else "no",
-                             *map(_as_text, places + players)])
+                             "tap" if row.tapped else "played out", *map(_as_text, places + players)])
         return out.getvalue()
 
     def table_csv_file(self) -> bytes:

@@ -377,7 +377,7 @@ def test_match_table_one_tap_winner_standing_history_csv(db):
     assert stored_state(db).state.table.scores() == {"Alice": 1, "Ben": 1, "Cara": 0, "Dev": 0}
     click(at, "winner_Alice")
     csv = referee.table_csv().splitlines()
-    assert csv[0].startswith("game,kind,tracked,first") and csv[1].startswith("1,match,no,Alice")
+    assert csv[0].startswith("game,kind,tracked,ended,first") and csv[1].startswith("1,match,no,tap,Alice")
     assert len(at.get("download_button")) == 2
 
 
@@ -507,6 +507,8 @@ def test_ranked_table_records_places_in_one_go(db):
     assert referee.state.table.scores() == {"Ann": 2, "Ben": 0, "Cat": 3}
     assert referee.state.game.over  # the tracked game in progress ended with this result
     assert list(at.dataframe[0].value["Points"]) == [3, 2, 0]
+    # ... and the History does not say the referee saw it played out
+    assert list(at.dataframe[1].value["Tracked"]) == ["until a tap"]
 
 
 def test_a_database_that_cannot_be_opened_is_reported(tmp_path, monkeypatch):

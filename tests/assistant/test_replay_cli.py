@@ -208,7 +208,7 @@ def test_import_export_and_list_sittings_from_the_command_line(tmp_path):
     exported = run_cli("export", "1", "--db", db)
     assert [json.loads(line) for line in exported.stdout.splitlines()] == lines
     table = run_cli("export", "1", "--csv", "--db", db)
-    assert table.stdout.splitlines()[1].startswith("1,match,yes,Ben")
+    assert table.stdout.splitlines()[1].startswith("1,match,yes,tap,Ben")
     assert table.stdout.startswith("game,"), "into a pipe: no byte order mark for the program that reads it"
     # written into a file, as `export 1 --csv > friday.csv`: with the byte order mark Excel needs to read "Zoë"
     with open(tmp_path / "friday.csv", "wb") as out:

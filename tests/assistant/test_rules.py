@@ -461,6 +461,16 @@ def test_a_winner_tap_ends_a_tracked_game_in_progress():
     table.apply(Winner("Ben"))
     assert table.state.game.over and table.state.game.places == ("Ben",)
     assert table.state.table.scores() == {"Alice": 0, "Ben": 1, "Cara": 0}
+    row = table.state.table.rows[-1]
+    assert row.tracked and row.tapped, "dealt here, but its result is the table's tap, not the rules'"
+
+
+def test_a_game_played_out_is_not_marked_as_tapped():
+    table = _nearly_out()
+    table.apply(Play("Alice", 2))
+    table.apply(NoCall())
+    row = table.state.table.rows[-1]
+    assert row.tracked and not row.tapped
 
 
 def test_a_winner_tap_without_a_tracked_game_needs_the_players():

@@ -151,7 +151,8 @@ def test_match_table_exports_as_csv(tmp_path):
     referee.record(Winner("Alice", players=PLAYERS))
     referee.record(Winner("Ben"))
     rows = list(csv.DictReader(io.StringIO(referee.table_csv())))
-    assert [(r["game"], r["first"], r["tracked"]) for r in rows] == [("1", "Alice", "no"), ("2", "Ben", "no")]
+    assert [(r["game"], r["first"], r["tracked"], r["ended"]) for r in rows] == [("1", "Alice", "no", "tap"),
+                                                                                 ("2", "Ben", "no", "tap")]
     assert [rows[0][f"player {n}"] for n in range(1, 5)] == ["Alice", "Ben", "Cara", "Dev"]
 
 
@@ -160,9 +161,10 @@ def test_the_csv_keeps_each_name_whole_and_shows_formula_like_names_as_text(tmp_
     referee.record(Winner("Lee; Kim", players=("Lee; Kim", "=1+1", "Ann, Jo")))
     referee.record(Winner("=1+1", players=("=1+1", "Ann, Jo")))
     rows = list(csv.reader(io.StringIO(referee.table_csv())))
-    assert rows[0] == ["game", "kind", "tracked", "first", "second", "third", "player 1", "player 2", "player 3"]
-    assert rows[1][3] == "Lee; Kim" and rows[1][6:] == ["Lee; Kim", "'=1+1", "Ann, Jo"]
-    assert rows[2][3] == "'=1+1" and rows[2][6:] == ["'=1+1", "Ann, Jo", ""]
+    assert rows[0] == ["game", "kind", "tracked", "ended", "first", "second", "third", "player 1", "player 2",
+                       "player 3"]
+    assert rows[1][4] == "Lee; Kim" and rows[1][7:] == ["Lee; Kim", "'=1+1", "Ann, Jo"]
+    assert rows[2][4] == "'=1+1" and rows[2][7:] == ["'=1+1", "Ann, Jo", ""]
 
 
 def test_the_csv_file_for_a_spreadsheet_starts_with_a_byte_order_mark_so_excel_reads_accents(tmp_path):
