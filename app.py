@@ -620,16 +620,20 @@ def seat_action(action: str, index: int) -> None:
 
 
 def add_player() -> None:
-    name = words.clean_name(st.session_state.get("new_player", ""))
+    """The name in the box seated. The browser empties the box as the name is sent (the form clears on submit), so
+    that a name typed at once goes into an empty box: emptied here, on the answer, the box had already taken the next
+    letters, and "Ann", Enter, "Ben" seated "AnnBen". A refused name is put back, to be put right."""
+    typed = st.session_state.get("new_player", "")
+    name = words.clean_name(typed)
     seats: list[str] = st.session_state["seats"]
     problem = words.check_name(name, seats)
     if problem is None and len(seats) >= 20:
         problem = "A table takes at most 20 players (two decks)."
     if problem:
         st.session_state["name_problem"] = problem
+        st.session_state["new_player"] = typed
         return
     seats.append(name)
-    st.session_state["new_player"] = ""
 
 
 #: The setup's choices, by their names in the page's address: a reload in the middle of a setup keeps them, as it
@@ -698,7 +702,8 @@ def setup_screen(referee: Referee) -> None:
                       disabled=i == len(seats) - 1, help=f"Move {name} down", width="stretch")
             button(c4, "", icon=":material/close:", key=f"remove_{i}", on_click=seat_action, args=("remove", i),
                       help=f"Remove {name}", width="stretch")
-        with st.form("add_player_form", border=False):  # a form, so that Enter in the box adds the player
+        # a form, so that Enter in the box adds the player; cleared by the browser as it sends (see add_player)
+        with st.form("add_player_form", border=False, clear_on_submit=True):
             a1, a2 = st.columns([4, 2], vertical_alignment="bottom")
             # no character counter: a "23/40" under the box says 40 are allowed; a name over MAX_NAME is refused
             # with a message that says the limit, where a box that stops at it would cut a pasted name silently

@@ -148,6 +148,9 @@ def test_every_cheat_button_shows_its_players_whole_name(tmp_path):
     """Six players with long names, the game column narrowed by the live camera beside it: a button cut to "Bar…"
     does not say whom a tap names as the caller, and a name broken inside a word in its hand tile is hard to read."""
     result = harness(tmp_path, "names", timeout=150)
+    # names typed back to back, each before the page answered the Enter before it, are seated one by one
+    assert result["seated"] == ["1. Alexandria-Marie", "2. Bartholomew", "3. Christopherson", "4. Maximiliano",
+                                "5. Evangeline", "6. Jo"], result
     # the game opens at its top after a deal, and a second tap on the deal a moment late does not take it back
     assert result["scrolled after the deal"] == 0, result
     assert result["after a second tap on the deal"] == "Alexandria-Marie's turn", result
