@@ -132,6 +132,24 @@ button:focus-visible, [role="tab"]:focus-visible {outline: 3px solid #1f6feb !im
     display: none;}
   [data-testid="stMain"]:has(.cr-hands.crowd) .st-key-grid_cheat button p {font-size: 1rem !important;}
 }
+/* a crowd's callers come in one row (see action_panel), wrapped here per_row to a line, and three to a line on a
+   phone, in the smaller letters and without the icon of a narrow column */
+[class*="st-key-cheat_rows_"] .st-key-grid_cheat [data-testid="stHorizontalBlock"] {
+  flex-wrap: wrap !important; gap: 0.5rem !important;}
+[class*="st-key-cheat_rows_"] .st-key-grid_cheat [data-testid="stHorizontalBlock"] > [data-testid="stColumn"] {
+  min-width: 0 !important; width: auto !important; flex: 0 0 calc((100% - 1.5rem) / 4) !important;}
+.st-key-cheat_rows_3 .st-key-grid_cheat [data-testid="stHorizontalBlock"] > [data-testid="stColumn"] {
+  flex-basis: calc((100% - 1rem) / 3) !important;}
+.st-key-cheat_rows_2 .st-key-grid_cheat [data-testid="stHorizontalBlock"] > [data-testid="stColumn"] {
+  flex-basis: calc((100% - 0.5rem) / 2) !important;}
+@media (max-width: 640px) {
+  :is(.st-key-cheat_rows_4, .st-key-cheat_rows_3) .st-key-grid_cheat [data-testid="stHorizontalBlock"] >
+    [data-testid="stColumn"] {flex-basis: calc((100% - 1rem) / 3) !important;}
+  [class*="st-key-cheat_rows_"] .st-key-grid_cheat button span:has(> [data-testid="stIconMaterial"]) {display: none;}
+  [class*="st-key-cheat_rows_"] .st-key-grid_cheat button {padding-left: 0.3rem; padding-right: 0.3rem;}
+  [data-testid="stMain"]:has(.cr-hands.crowd) [class*="st-key-cheat_rows_"] .st-key-grid_cheat button p {
+    font-size: 0.9rem !important;}
+}
 /* and the pile's line in smaller letters there, so that "Last play Maya: two aces (called)" keeps to one line */
 .st-key-grid_pile {container-type: inline-size;}
 @container (max-width: 620px) {
@@ -1249,10 +1267,15 @@ def action_panel(referee: Referee, game, log_len: int, waiting: bool) -> None:
         per_row = 4 if longest <= 6 else 3 if longest <= 10 else 2
         if len(callers) > CROWD:  # in smaller letters (the CSS), a name may wrap between its words
             per_row = 4 if wide else 3 if longest_word(*callers) <= 12 else 2
-        grid = st.container(key="grid_cheat")
-        for row_start in range(0, len(callers), per_row):
-            cols = grid.columns(per_row)
-            for col, name in zip(cols, callers[row_start:row_start + per_row]):
+            # all in one row, which the CSS wraps per_row to a line, and three to a line on a phone: in rows made
+            # here, a phone's two names to a line (of rows of four) filled its first screen with twenty players'
+            grid = st.container(key=f"cheat_rows_{per_row}").container(key="grid_cheat")
+            rows, width = [callers], len(callers)
+        else:
+            grid = st.container(key="grid_cheat")
+            rows, width = [callers[start:start + per_row] for start in range(0, len(callers), per_row)], per_row
+        for row in rows:
+            for col, name in zip(grid.columns(width), row):
                 button(col, name, key=f"cheat_{name}", on_click=start_call, args=(name, log_len), width="stretch",
                            icon=":material/campaign:", wrap=True, spoken=f"{name} calls Cheat!")
         if game.hands[claim.player] == 0:

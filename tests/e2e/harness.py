@@ -1181,15 +1181,19 @@ CROWD_NAMES = ("Zoë", "Bartholomew Kemp", "Łukasz", "Wang Wei", "Mohammed Ali"
                "Dmitri Ivanovich", "Ben", "Cara", "Kwame Mensah-Boa", "Oluwaseun Adeyem", "Ólafur Arnalds")
 
 
+#: The crowd's screens: (camera, width, height).
+CROWD_SCREENS = {"none": ("none", 1366, 768), "live": ("live", 1280, 800), "phone": ("none", 390, 844)}
+
+
 def crowd(work: Path) -> dict:
-    """Twenty players, two decks, on a laptop's 1366 x 768 without a camera, and at 1280 x 800 with the live camera
-    beside the game: where the next play's buttons are after a play (the Cheat! buttons above them) and after a verdict. They were two
+    """Twenty players, two decks, on a laptop's 1366 x 768 without a camera, at 1280 x 800 with the live camera
+    beside the game, and on a 390 x 844 phone: where the next play's buttons are after a play (the Cheat! buttons above them) and after a verdict. They were two
     screens down: four rows of tall hand tiles above them, and the Cheat! buttons two to a row. And whether a caller's
     name breaks inside a word on its button (four long names to a row beside the camera did: "Moham / med Ali")."""
     result: dict = {"ok": False}
     foot = "() => Math.round(document.querySelector('.st-key-play_1 button').getBoundingClientRect().bottom)"
-    for camera, (width, height) in {"none": (1366, 768), "live": (1280, 800)}.items():
-        folder = work / camera
+    for screen, (camera, width, height) in CROWD_SCREENS.items():
+        folder = work / screen
         folder.mkdir()
         run = Run(folder, page_video(folder), CHEAT_REFEREE_CAMERA=camera)
         page = run.page
@@ -1213,7 +1217,7 @@ def crowd(work: Path) -> dict:
             seen["blank between Undo and the pile (px)"] = page.evaluate("""() => Math.round(
               document.querySelector('.st-key-board').getBoundingClientRect().top -
               document.querySelector('.st-key-undo').getBoundingClientRect().bottom)""")
-            page.screenshot(path=str(work / f"crowd-{camera}.png"))
+            page.screenshot(path=str(work / f"crowd-{screen}.png"))
             page.locator("[class*='st-key-cheat_'] button").first.click()
             run.settle()
             run.tap("reveal_honest")
@@ -1223,9 +1227,9 @@ def crowd(work: Path) -> dict:
             run.to_top()
             seen["play buttons' foot after a verdict"] = page.evaluate(foot)
         if not seen.pop("ok"):
-            result["error"] = f"{camera}: {seen.get('error')}"
+            result["error"] = f"{screen}: {seen.get('error')}"
             return result
-        result[camera] = seen
+        result[screen] = seen
     result["ok"] = True
     return result
 
