@@ -130,7 +130,7 @@ def from_dict(raw: Any) -> Event:
     if name is None:
         raise BadEvent("missing field 'event'")
     if not isinstance(name, str) or name not in _KINDS:  # a list or an object cannot even be looked up
-        raise BadEvent(f"unknown event {name!r}")
+        raise BadEvent(f"unknown event {as_json(name)}")
     kind = _KINDS[name]
     if kind is NewGame:
         return NewGame(
@@ -195,5 +195,6 @@ def _count(raw: Mapping[str, Any]) -> int:
 def _rank(value: Any, key: str) -> Rank:
     try:
         return Rank.parse(value)
-    except ValueError as error:
-        raise BadEvent(f"field {key!r}: {error}") from None
+    except ValueError:  # said in the file's spelling: true, not Python's True
+        raise BadEvent(f"field {key!r}: {as_json(value)} is not a rank (expected one of "
+                       f"{', '.join(r.value for r in Rank)})") from None

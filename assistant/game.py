@@ -308,8 +308,8 @@ def _winner(state: State, event: Winner) -> State:
         players = table.rows[-1].players
     else:
         raise IllegalAction("no players known yet: give the table's players with the winner")
-    if len(set(players)) != len(players):
-        raise IllegalAction("player names must be unique")
+    if twice := next((name for i, name in enumerate(players) if name in players[:i]), None):
+        raise IllegalAction(f"{_who(twice)} is listed twice; player names must be unique")
     if not 2 <= len(players) <= MAX_TABLE:
         raise IllegalAction(f"a game takes 2 to {MAX_TABLE} players (two decks), not {len(players)}")
     places = _result_places(table.kind, event, players)
@@ -422,7 +422,7 @@ def _settled_copy(current: Game) -> Game:
         _settle(game)
         if game.over:
             raise IllegalAction(  # the player whose last cards wait for a call, not the table's winner
-                f"{current.last_play.player} played their last cards: record the call or no call to end the game"
+                f"{_who(current.last_play.player)} played their last cards: record the call or no call to end the game"
             )
     return game
 
@@ -551,11 +551,30 @@ def _fitted(game: Game, player: str, cards: tuple[Rank, ...]) -> Seen:
     return seen
 
 
+def nothing_to_call(game: Game | None) -> str | None:
+    """Why no play can be called now, in the table's words, or None while the last play waits for a call. One "no
+    play to call" said this for four different moments, and left the table to guess which."""
+    if game is None:
+        return "no game is being played: nothing to call"
+    if game.over:
+        return f"the game is over: {_who(game.places[0])} won" if game.places else "the game is over"
+    if game.last_play is None:
+        return "nothing has been played yet in this game: nothing to call"
+    if game.awaiting_call:
+        return None
+    who = _who(game.last_play.player)
+    # the verdict holds the very claim it settled (copies of a game share it): an equal claim of an earlier turn is
+    # another play
+    if game.last_call is not None and game.last_call.claim is game.last_play:
+        return f"{who}'s play has been called already"
+    return f"{who}'s play was not called before the game moved on: it can no longer be called"
+
+
 def check_caller(game: Game, caller: str) -> None:
     """Raise IllegalAction, saying why, unless ``caller`` may call the last play now: asked as soon as Cheat! is
     called, before any card is turned up, and again with the verdict."""
-    if game.over or not game.awaiting_call or game.last_play is None:
-        raise IllegalAction("no play to call")
+    if (why := nothing_to_call(game)) is not None:
+        raise IllegalAction(why)
     if caller not in game.players:
         raise IllegalAction(f"{_who(caller)} is not playing in this game")
     if caller == game.last_play.player:
@@ -580,7 +599,7 @@ def verdict_for(game: Game, caller: str, revealed: tuple[Rank, ...]) -> Verdict:
 
 def _call(state: State, event: Call) -> State:
     if state.game is None:
-        raise IllegalAction("no play to call")
+        raise IllegalAction(nothing_to_call(None))
     verdict = verdict_for(state.game, event.caller, event.revealed)
     claim = verdict.claim
     game = state.game.copy()

@@ -52,10 +52,16 @@ def test_calling_your_own_play():
     assert_rejected(table, call("Cara", "3"), "Cara cannot call their own play")
 
 
-def test_calling_with_no_play_to_call():
-    assert_rejected(sitting(), call("Ben", "A"), "no play to call")
+def test_a_call_with_no_play_to_call_says_which_moment_it_is():
+    """One "no play to call" was said for four different moments, and left the table to guess which."""
+    assert_rejected(Sitting(), call("Ben", "A"), "no game is being played: nothing to call")
+    assert_rejected(sitting(), call("Ben", "A"), "nothing has been played yet in this game")
     table = sitting(("Alice", "Ben", "Cara"), Play("Alice", 1), call("Ben", "A"))
-    assert_rejected(table, call("Cara", "A"), "no play to call")
+    assert_rejected(table, call("Cara", "A"), "Alice's play has been called already")
+    table = sitting(("Alice", "Ben", "Cara"), Play("Alice", 1), NoCall())
+    assert_rejected(table, call("Cara", "A"), "Alice's play was not called before the game moved on")
+    table.apply(Winner("Ben"))
+    assert_rejected(table, call("Cara", "A"), "the game is over: Ben won")
 
 
 def test_no_call_with_nothing_to_settle():
@@ -141,6 +147,11 @@ def test_a_second_place_waiting_for_its_call_is_named_not_the_winner():
     table.apply(NoCall())
     table.apply(Play("Ben", 17))
     assert_rejected(table, Play("Cara", 1), "Ben played their last cards: record the call or no call to end the game")
+    # a name that ends in a space is quoted there, as in the rules' other messages ("Ben  played" said nothing)
+    table = sitting(["Alice", "Ben ", "Cara"], table=TableKind.RANKED, max_cards=None)
+    for event in (Play("Alice", 18), NoCall(), Play("Ben ", 17)):
+        table.apply(event)
+    assert_rejected(table, Play("Cara", 1), '"Ben " played their last cards')
 
 
 def test_a_sitting_holds_at_most_ten_thousand_games(monkeypatch):
@@ -153,3 +164,7 @@ def test_a_sitting_holds_at_most_ten_thousand_games(monkeypatch):
         table.apply(Winner("Ann", players=("Ann", "Ben")))
     assert_rejected(table, Winner("Ben", players=("Ann", "Ben")), "this sitting already holds 3 games")
     assert_rejected(table, NewGame(("Ann", "Ben")), "start a new sitting for more")
+
+
+def test_a_winner_tap_names_the_player_listed_twice():
+    assert_rejected(Sitting(), Winner("Alice", players=("Alice", "Bob", "Bob")), "Bob is listed twice")
