@@ -476,7 +476,7 @@ def act_from_state(kind: str, at: int) -> None:
         if record(Winner(places=places, players=None if game is not None else tuple(players)), at):
             end_call()
             ss["ranked_places"] = []  # a second tap must not record the same game again
-            flash("toast", f"Recorded: {words.places_text(places)}")
+            say_recorded()
 
 
 def current_sitting(store: SqliteStore):
@@ -1718,7 +1718,15 @@ def record_winner(name: str, players: tuple[str, ...], at: int) -> None:
     game = st.session_state["_referee"].state.game
     known = game is not None
     if record(Winner(player=name, players=None if known else players), at):
-        flash("toast", f"Recorded: {name} won.")
+        say_recorded()
+
+
+def say_recorded() -> None:
+    """The result a tap recorded, as the table's row has it: places a ranked game in progress had given come before
+    the names tapped."""
+    row = st.session_state["_referee"].state.table.rows[-1]
+    flash("toast", f"Recorded: {words.places_text(row.places)}" if len(row.places) > 1 else
+          f"Recorded: {row.winner} won.")
 
 
 def _tracked(row) -> str:
@@ -1763,11 +1771,15 @@ def table_screen(referee: Referee) -> None:
     st.subheader("Record a winner", anchor=False)
     in_progress = state.game is not None and not state.game.over
     if players:
+        taken = state.game.places if in_progress else ()
+        standing_places = (f" The place{'s' if len(taken) > 1 else ''} already taken in this game "
+                           f"({words.places_text(taken)}) stand{'' if len(taken) > 1 else 's'}; a tap gives the next."
+                           if taken else "")
         ranked_tap = (" On a ranked table the tap gives the winner alone 3 points; for the 2 and 1 points of the "
                       "places after, tap the places below." if table.kind is TableKind.RANKED
                       and ranked_places_most(len(players)) >= 2 else "")
         st.caption("For a game played without tracking: one tap on the winner." +
-                   (" This also ends the game in progress." if in_progress else "") + ranked_tap)
+                   (" This also ends the game in progress." if in_progress else "") + ranked_tap + standing_places)
         longest = max(len(name) for name in players)  # whole names, as on the Cheat! buttons
         per_row = min(len(players), 6 if longest <= 10 else 4)
         grid = st.container(key="grid_winner")

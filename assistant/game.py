@@ -313,6 +313,10 @@ def _winner(state: State, event: Winner) -> State:
     if not 2 <= len(players) <= MAX_TABLE:
         raise IllegalAction(f"a game takes 2 to {MAX_TABLE} players (two decks), not {len(players)}")
     places = _result_places(table.kind, event, players)
+    if in_progress:
+        # places a ranked game in progress has given stand: the tap records the places after them (it took the
+        # first place from a player who had gone out first, and gave it to the name tapped)
+        places = game.places + tuple(name for name in places if name not in game.places)
     for name in places:
         if name not in players:
             raise IllegalAction(f"{_who(name)} is not one of the players ({', '.join(map(_who, players))})")

@@ -490,6 +490,19 @@ def test_the_verdict_is_spoken_unless_muted(db):
     assert marks and "localStorage.setItem(mark" in marks[0]
 
 
+def test_a_tap_on_a_ranked_game_in_progress_keeps_the_place_already_won(db):
+    """Ann went out first in the tracked game: a tap on Ben's name ends it with Ben second, and the screen says so
+    before and after the tap (the tap gave Ann's first place to Ben)."""
+    at = deal(open_app(), "Ann", "Ben", "Cat", rule_table=TableKind.RANKED, rule_max_cards="any")
+    play_many(at, 18)  # Ann lays down her whole hand
+    click(at, "nocall")
+    at.segmented_control[0].set_value("Match table").run()
+    assert any("already taken in this game (1. Ann +3) stands; a tap gives the next" in c.value for c in at.caption)
+    click(at, "winner_Ben")
+    assert "Recorded: 1. Ann +3 · 2. Ben +2" in [t.value for t in at.toast]
+    assert stored_state(db).state.table.scores() == {"Ann": 3, "Ben": 2, "Cat": 0}
+
+
 def test_ranked_table_records_places_in_one_go(db):
     at = deal(open_app(), "Ann", "Ben", "Cat", rule_table=TableKind.RANKED)
     at.segmented_control[0].set_value("Match table").run()

@@ -473,6 +473,21 @@ def test_a_game_played_out_is_not_marked_as_tapped():
     assert row.tracked and not row.tapped
 
 
+def test_a_tap_on_a_ranked_game_in_progress_keeps_the_places_it_has_given():
+    """Alice went out first in the tracked game: a tap on Ben ends it with Ben second, not first (the tap took Alice's
+    3 points and gave them to Ben)."""
+    for tapped in (Winner("Ben"), Winner(places=("Cara", "Ben")), Winner("Alice")):
+        table = _nearly_out(TableKind.RANKED)
+        table.apply(Play("Alice", 2))
+        table.apply(NoCall())
+        assert table.state.game.places == ("Alice",) and not table.state.game.over
+        table.apply(tapped)
+        # of three players two take places: the one left with cards takes none
+        expected = (("Alice",) + tuple(p for p in (tapped.places or (tapped.player,)) if p != "Alice"))[:2]
+        assert table.state.game.over and table.state.table.rows[-1].places == expected
+        assert table.state.table.scores()["Alice"] == 3
+
+
 def test_a_winner_tap_without_a_tracked_game_needs_the_players():
     table = Sitting()
     with pytest.raises(IllegalAction, match="no players known"):
