@@ -3,7 +3,7 @@
     python -m assistant replay [--json] FILE        the state after a transcript (TRANSCRIPT.md; - reads stdin)
     python -m assistant sittings                    the sittings in the database
     python -m assistant export SITTING [--csv]      a sitting as a transcript, or its match table as CSV
-    python -m assistant import FILE --name NAME     a transcript as a new sitting
+    python -m assistant import FILE --name NAME     a transcript as a new sitting (- reads stdin)
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from .cards import card_count
 from .errors import StorageError
 from .referee import Referee
 from .sitting import TranscriptError, replay, state_to_json
-from .storage import SqliteStore, default_db_path
+from .storage import SqliteStore, default_db_path, sitting_name
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -34,39 +34,69 @@ def main(argv: list[str] | None = None) -> int:
     export_cmd.add_argument("sitting", type=int, help="the sitting's number, from `sittings`")
     export_cmd.add_argument("--csv", action="store_true", help="the match table as CSV instead")
     import_cmd = commands.add_parser("import", help="store a transcript as a new sitting")
-    import_cmd.add_argument("file", help="a transcript in JSON Lines")
+    import_cmd.add_argument("file", help="a transcript in JSON Lines (- for the standard input)")
     import_cmd.add_argument("--name", required=True, help="the new sitting's name")
     for command in (export_cmd, import_cmd, commands.choices["sittings"]):
         command.add_argument("--db", help="the database file (default: $CHEAT_REFEREE_DB or the data folder)")
     args = parser.parse_args(argv)
     if args.command == "replay":
         return _replay(args)
+    if args.command == "import":
+        return _import(args)
     try:
-        store = SqliteStore(args.db if args.command == "import" else _existing(args.db))
+        store = SqliteStore(_existing(args.db))
         if args.command == "sittings":
             sittings = store.sittings()
-            if not sittings:
-                print(f"No sittings yet in {store.path}.", file=sys.stderr)
-            for info in sittings:
-                print(f"{info.id}\t{info.name}\t{info.created}\t{info.events} events")
-        elif args.command == "export":
-            referee = Referee(store, args.sitting)
-            if args.csv and _into_a_file(sys.stdout):
-                sys.stdout.write("\ufeff")  # the byte order mark Excel needs to read "Zoë", as the app's download has
-            sys.stdout.write(referee.table_csv() if args.csv else referee.transcript())
+            out = "".join(f"{info.id}\t{info.name}\t{info.created}\t{_events(info.events)}\n" for info in sittings)
         else:
-            with open(args.file, "rb") as handle:
-                referee = Referee.import_transcript(store, args.name, handle)
-            print(f"imported {len(referee.sitting.log)} events as sitting {referee.sitting_id} ({args.name})")
-    except (StorageError, TranscriptError) as error:
+            referee = Referee(store, args.sitting)
+            out = referee.table_csv() if args.csv else referee.transcript()
+    except StorageError as error:
         print(str(error), file=sys.stderr)
         return 2
+    if args.command == "sittings" and not out:
+        print(f"No sittings yet in {store.path}.", file=sys.stderr)
+    if args.command == "export" and args.csv and _into_a_file(sys.stdout):
+        out = "\ufeff" + out  # the byte order mark Excel needs to read "Zoë", as the app's download has
+    sys.stdout.write(out)
+    return 0
+
+
+def _import(args: argparse.Namespace) -> int:
+    """The transcript read and replayed, and the name checked, before the database is opened: a file that cannot be
+    imported leaves no database behind (a mistyped --db made one, empty, and its folders)."""
+    try:
+        name = sitting_name(args.name)
+        sitting = _read(args.file)
+        referee = Referee.import_sitting(SqliteStore(args.db), name, sitting)
+    except (_Unreadable, StorageError, TranscriptError) as error:
+        print(str(error), file=sys.stderr)
+        return 2
+    print(f"imported {_events(len(sitting.log))} as sitting {referee.sitting_id} ({name})")
+    return 0
+
+
+def _events(n: int) -> str:
+    return f"{n} event{'' if n == 1 else 's'}"
+
+
+class _Unreadable(Exception):
+    """A transcript that cannot be read at all (not there, a folder, no permission), said with its name."""
+
+
+def _read(path: str):
+    """The sitting a transcript file (- for the standard input) leads to; raises _Unreadable or TranscriptError."""
+    try:
+        if path == "-":
+            if sys.stdin is None:
+                raise _Unreadable("cannot read -: the standard input is closed")
+            return replay(sys.stdin.buffer)
+        with open(path, "rb") as handle:
+            return replay(handle)
     except BrokenPipeError:
         raise
     except OSError as error:
-        print(f"cannot read {error.filename}: {error.strerror}", file=sys.stderr)
-        return 2
-    return 0
+        raise _Unreadable(f"cannot read {path}: {error.strerror}") from None
 
 
 def _into_a_file(stream) -> bool:
@@ -82,25 +112,16 @@ def _existing(db: str | None) -> Path:
     """The database a command that only reads names: where there is none, none is made (a mistyped --db would
     leave an empty database behind, and list nothing, as if the evening had been lost)."""
     path = Path(db).expanduser() if db else default_db_path()
-    if not path.exists():
-        raise StorageError(f"there is no database at {path}: the referee makes its database when it first runs; "
-                           "give --db the file it uses")
+    if not path.exists() or (path.is_file() and path.stat().st_size == 0):  # SQLite would make an empty file one
+        raise StorageError(f"there is no database at {path}{': the file is empty' if path.exists() else ''}: the "
+                           "referee makes its database when it first runs; give --db the file it uses")
     return path
 
 
 def _replay(args: argparse.Namespace) -> int:
     try:
-        if args.file == "-":
-            sitting = replay(sys.stdin.buffer)
-        else:
-            with open(args.file, "rb") as handle:
-                sitting = replay(handle)
-    except BrokenPipeError:
-        raise
-    except OSError as error:
-        print(f"cannot read {args.file}: {error.strerror}", file=sys.stderr)
-        return 2
-    except TranscriptError as error:
+        sitting = _read(args.file)
+    except (_Unreadable, TranscriptError) as error:
         print(str(error), file=sys.stderr)
         return 2
     state = state_to_json(sitting.state)
@@ -148,14 +169,30 @@ def _summary(state: dict) -> str:
 
 def run() -> int:
     """``main`` for the command line: a reader that stops early (``| head -1``) ends the output quietly, as other
-    tools' output does, instead of with a traceback."""
+    tools' output does, instead of with a traceback; output that cannot be written (a full disk, no standard output)
+    and Ctrl-C are said in a line, not a traceback."""
+    if sys.stdout is None:
+        print("the standard output is closed: there is nowhere to write the answer", file=sys.stderr)
+        return 2
     try:
         status = main()
         sys.stdout.flush()  # a pipe is written at exit when Python buffers it: its error must come here, not later
         return status
     except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # Python flushes stdout again at exit
+        _quiet_stdout()
         return 1
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except OSError as error:  # reading errors are said where they happen: this is the output
+        _quiet_stdout()
+        print(f"cannot write the output: {error.strerror}", file=sys.stderr)
+        return 1
+
+
+def _quiet_stdout() -> None:
+    """Python flushes stdout again at exit: what is left in it goes nowhere, instead of raising there."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 if __name__ == "__main__":

@@ -171,7 +171,20 @@ def _name(raw: Mapping[str, Any], key: str) -> str:
     value = _required(raw, key)
     if type(value) is not str or not value.strip():
         raise BadEvent(f"field {key!r} must be a non-empty name")
+    _check_text(value, key)
     return value
+
+
+def _check_text(name: str, key: str) -> None:
+    """Refuse a name holding half of a character: JSON's "\\ud800" escape decodes to a lone surrogate, which no file,
+    database or screen can write (the summary, the export and the database each failed on it with a traceback)."""
+    if name.isascii():
+        return
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        raise BadEvent(f"field {key!r}: the name {as_json(name)} holds half of a character (a lone surrogate, "
+                       "from a \\uD800-\\uDFFF escape)") from None
 
 
 def _optional_name(raw: Mapping[str, Any], key: str) -> str | None:
@@ -182,6 +195,8 @@ def _names(raw: Mapping[str, Any], key: str) -> tuple[str, ...]:
     value = _required(raw, key)
     if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
         raise BadEvent(f"field {key!r} must be a list of non-empty names")
+    for name in value:
+        _check_text(name, key)
     return tuple(value)
 
 

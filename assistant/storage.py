@@ -170,6 +170,21 @@ _COLUMNS = {
 _UNMARKED_TABLES = ("sittings", "events", "games")
 
 
+def sitting_name(name: str) -> str:
+    """A sitting's name as it is kept, or StorageError saying why it cannot be one: checked before anything is
+    written, and by the command line before a database is made for it."""
+    name = " ".join(name.split())  # tabs and line breaks would break every listing that shows the name
+    if not name:
+        raise StorageError("a sitting needs a name")
+    if len(name) > MAX_SITTING_NAME:
+        raise StorageError(f"a sitting's name takes at most {MAX_SITTING_NAME} characters, not {len(name)}")
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:  # bytes of another encoding on a command line, kept by Python as lone surrogates
+        raise StorageError(f"the sitting's name {name.encode('utf-8', 'replace').decode()!r} is not UTF-8 text") from None
+    return name
+
+
 class SqliteStore:
     """Sittings in one SQLite file, written with full sync so an acknowledged event survives a crash.
 
@@ -185,6 +200,9 @@ class SqliteStore:
                 raise StorageError(f"cannot open the database {self.path}: {blocking} is a file, not a folder")
             if self.path.is_dir():
                 raise StorageError(f"cannot open the database {self.path}: it is a folder; name a file in it instead")
+            if self.path.exists() and not self.path.is_file():  # a pipe waited for a writer for ever; /dev/null
+                raise StorageError(f"cannot open the database {self.path}: it is not a file (a device or a pipe); "
+                                   "name a file instead")
             self.created = not self.path.exists()
             self.path.parent.mkdir(parents=True, exist_ok=True)
             ready = self._probe()
@@ -305,11 +323,7 @@ class SqliteStore:
     def create_sitting(self, name: str, events: Sequence[Event] = (), rows: Sequence[GameResult] = ()) -> SittingInfo:
         """A new sitting, with ``events`` (an imported transcript) and the match table's ``rows`` they lead to
         written in the same transaction."""
-        name = " ".join(name.split())  # tabs and line breaks would break every listing that shows the name
-        if not name:
-            raise StorageError("a sitting needs a name")
-        if len(name) > MAX_SITTING_NAME:
-            raise StorageError(f"a sitting's name takes at most {MAX_SITTING_NAME} characters, not {len(name)}")
+        name = sitting_name(name)
         created = _now()
         with self._transaction() as db:
             sitting_id = db.execute("INSERT INTO sittings (name, created) VALUES (?, ?)", (name, created)).lastrowid

@@ -40,12 +40,24 @@ def _show_problem(base: Path, images: list[str]) -> str | None:
         return f"--show {base}: the folder {base.parent} cannot be written to"
     if not cv2.haveImageWriter(str(_show_path(base, 0, 1))):
         return f"--show {base}: OpenCV cannot write {base.suffix} pictures; name a .png or .jpg file"
-    read = {Path(image).resolve(): image for image in images}
     for i in range(len(images)):
         out = _show_path(base, i, len(images))
-        if out.resolve() in read:
-            return f"--show {base}: would draw over the image {read[out.resolve()]}; name another file"
+        if out.exists() and not out.is_file():  # /dev/full, a pipe: no picture file
+            return f"--show {out}: not a file (a device or a pipe); name a .png or .jpg file"
+        if out.exists() and not os.access(out, os.W_OK):
+            return f"--show {out}: the file cannot be written to"
+        # the same file under another name too: a link, or a hard link, which resolving the path does not see
+        drawn_over = next((image for image in images if _same_file(out, Path(image))), None)
+        if drawn_over is not None:
+            return f"--show {base}: would draw over the image {drawn_over}; name another file"
     return None
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve() or (a.exists() and b.exists() and os.path.samefile(a, b))
+    except OSError:
+        return False
 
 
 def cmd_read(a) -> int:

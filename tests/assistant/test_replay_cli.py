@@ -225,7 +225,65 @@ def test_importing_a_bad_transcript_names_the_line_and_stores_nothing(tmp_path):
     transcript.write_text('{"event": "new_game", "players": ["Alice", "Ben"]}\n{"event": "pass", "player": "Alice"}\n')
     result = run_cli("import", str(transcript), "--name", "Friday", "--db", db)
     assert result.returncode == 2 and result.stderr.strip() == "line 2: passing is off in this game"
-    assert run_cli("sittings", "--db", db).stdout == ""
+    assert not (tmp_path / "r.sqlite3").exists(), "the transcript is checked before a database is made for it"
+
+
+def test_an_import_that_fails_leaves_no_database_or_folders_behind(tmp_path):
+    """A missing file, a bad line or a blank name made an empty database, and its folders, at a mistyped --db."""
+    good = tmp_path / "good.jsonl"
+    good.write_text('{"event": "new_game", "players": ["Alice", "Ben"]}\n')
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"event": "bogus"}\n')
+    db = tmp_path / "new" / "a" / "r.sqlite3"
+    for file, name, why in ((tmp_path / "none.jsonl", "X", "cannot read"), (bad, "X", 'unknown event "bogus"'),
+                            (good, "  ", "a sitting needs a name")):
+        result = run_cli("import", str(file), "--name", name, "--db", str(db))
+        assert result.returncode == 2 and why in result.stderr, result.stderr
+    assert not (tmp_path / "new").exists()
+
+
+def test_a_transcript_is_imported_from_the_standard_input_and_counted_in_words(tmp_path):
+    db = str(tmp_path / "r.sqlite3")
+    line = '{"event": "winner", "player": "Ann", "players": ["Ann", "Ben"]}\n'
+    result = subprocess.run([sys.executable, "-m", "assistant", "import", "-", "--name", "Friday", "--db", db],
+                            input=line, capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0 and result.stdout.startswith("imported 1 event as sitting 1"), result
+    assert run_cli("sittings", "--db", db).stdout.rstrip().endswith("\t1 event")
+
+
+def test_a_name_holding_half_a_character_is_refused_not_a_traceback(tmp_path):
+    """JSON's "\\ud800" decodes to a lone surrogate: the summary, the export and the database failed on it."""
+    transcript = tmp_path / "in.jsonl"
+    transcript.write_text('{"event": "new_game", "players": ["A\\ud800", "B"]}\n')
+    for command in (["replay", str(transcript)], ["import", str(transcript), "--name", "X",
+                                                   "--db", str(tmp_path / "r.sqlite3")]):
+        result = run_cli(*command)
+        assert result.returncode == 2 and "Traceback" not in result.stderr
+        assert "line 1: field 'players': the name \"A\\ud800\" holds half of a character" in result.stderr
+    assert not (tmp_path / "r.sqlite3").exists()
+
+
+def test_a_database_path_that_is_a_pipe_or_an_empty_file_is_refused_and_left_as_it_is(tmp_path):
+    """--db naming a pipe waited for ever; an empty file was made into a database by a command that only reads."""
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    result = subprocess.run([sys.executable, "-m", "assistant", "sittings", "--db", str(pipe)], capture_output=True,
+                            text=True, cwd=ROOT, timeout=60)
+    assert result.returncode == 2 and "it is not a file (a device or a pipe)" in result.stderr
+    empty = tmp_path / "empty.db"
+    empty.touch()
+    result = run_cli("export", "1", "--db", str(empty))
+    assert result.returncode == 2 and "the file is empty" in result.stderr and empty.stat().st_size == 0
+
+
+def test_output_that_cannot_be_written_is_said_in_a_line(tmp_path):
+    """A full disk under the output ended in a traceback."""
+    transcript = tmp_path / "in.jsonl"
+    transcript.write_text('{"event": "new_game", "players": ["Alice", "Ben"]}\n')
+    with open("/dev/full", "w") as full:
+        result = subprocess.run([sys.executable, "-m", "assistant", "replay", "--json", str(transcript)], stdout=full,
+                                stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    assert result.returncode == 1 and result.stderr.strip() == "cannot write the output: No space left on device"
 
 
 def test_listing_or_exporting_from_a_database_that_is_not_there_says_so_and_makes_none(tmp_path):

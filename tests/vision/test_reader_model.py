@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections import Counter
@@ -316,6 +317,10 @@ def test_cli_refuses_to_draw_over_a_photo_it_reads_or_into_a_folder(tmp_path):
     assert r.returncode == 2 and f"would draw over the image {second}" in r.stderr and second.read_bytes() == before
     r = _cli("--show", str(tmp_path), str(photo))
     assert r.returncode == 2 and "a folder; name a .png or .jpg file" in r.stderr
+    # the photo under another name, a hard link, which resolving the path does not see
+    os.link(photo, tmp_path / "linked.png")
+    r = _cli("--show", "linked.png", "flip.jpg", cwd=tmp_path)
+    assert r.returncode == 2 and "would draw over the image flip.jpg" in r.stderr
     assert photo.read_bytes() == before
 
 
