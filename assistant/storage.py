@@ -206,10 +206,13 @@ class SqliteStore:
             self.created = not self.path.exists()
             self.path.parent.mkdir(parents=True, exist_ok=True)
             ready = self._probe()
-            self._db = sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_MS / 1000, check_same_thread=False)
+            self.read_only = self._cannot_write()
+            self._db = sqlite3.connect(self._read_only_uri() if self.read_only else self.path, uri=self.read_only,
+                                       isolation_level=None, timeout=BUSY_MS / 1000, check_same_thread=False)
             if not ready:
                 self._claim_unless_read_only()
-            self._use_wal()
+            if not self.read_only:  # a read-only file stays in the journal mode it has: switching writes
+                self._use_wal()
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.execute("PRAGMA foreign_keys=ON")
             stat = self.path.stat()
@@ -225,6 +228,26 @@ class SqliteStore:
             self._close_quietly()
             raise
 
+    def _cannot_write(self) -> bool:
+        """Whether this process may not write the file, or the folder where SQLite keeps its journal beside it: such a
+        file is opened read-only, to be shown (opened to write, it was refused: a write-ahead journal could not be
+        made or switched to)."""
+        return self.path.exists() and not (os.access(self.path, os.W_OK) and os.access(self.path.parent, os.W_OK))
+
+    def _read_only_uri(self) -> str:
+        """The file opened read-only. A file in write-ahead mode is read through its shared-memory index (``-shm``),
+        which a read-only folder that lacks one cannot give: it is then read as it lies on disk (``immutable``),
+        which is the whole file only while its write-ahead journal (``-wal``) holds nothing."""
+        uri = f"{self.path.resolve().as_uri()}?mode=ro"
+        wal, shm = (self.path.with_name(self.path.name + end) for end in ("-wal", "-shm"))
+        if not shm.exists() and not os.access(self.path.parent, os.W_OK):
+            if wal.exists() and wal.stat().st_size > 0:
+                raise StorageError(f"cannot open the database {self.path}: its latest events are in {wal.name}, "
+                                   f"which cannot be read without {shm.name}, and the folder is read-only; copy "
+                                   "the three files to a folder you may write to")
+            uri += "&immutable=1"
+        return uri
+
     def _probe(self) -> bool:
         """Refuse another program's file through a read-only connection first (closing a connection that may write
         would copy that program's journal into its file), in one snapshot, since another referee may be making the
@@ -232,7 +255,7 @@ class SqliteStore:
         can still be shown)."""
         if not self.path.exists():
             return False
-        probe = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, timeout=BUSY_MS / 1000)
+        probe = sqlite3.connect(self._read_only_uri(), uri=True, timeout=BUSY_MS / 1000)
         try:
             probe.execute("BEGIN")
             kind, why = _kind(probe)

@@ -782,3 +782,28 @@ def test_two_windows_in_any_order_act_only_on_the_call_as_each_showed_it(steps):
             if stored is not None:
                 assert stored.at == len(store.events(window.sitting_id)), "a call left on a play no longer due"
         store.close()
+
+
+@pytest.mark.parametrize("folder_writable", [True, False])
+def test_a_read_only_database_opens_to_be_shown_and_refuses_a_write_in_words(tmp_path, monkeypatch, folder_writable):
+    """A read-only file (or one in a read-only folder, as a backup on a stick) was refused outright: opening it tried
+    to switch its journal, which writes. It opens read-only now, shows its games, and a write is refused in words.
+    (The tests run as root, whom the files' modes do not stop: this process is told it may not write instead.)"""
+    path = tmp_path / "r.sqlite3"
+    referee = Referee.new(SqliteStore(path), "Friday")
+    referee.record(Winner("Alice", players=PLAYERS))
+    referee.store.close()  # the last connection: the write-ahead journal is folded in and its files removed
+    before = path.read_bytes()
+    not_here = {path} if folder_writable else {path, path.parent}
+    real_access = os.access
+    monkeypatch.setattr("assistant.storage.os.access",
+                        lambda p, mode: False if mode == os.W_OK and Path(p) in not_here else real_access(p, mode))
+    store = SqliteStore(path)
+    assert [s.name for s in store.sittings()] == ["Friday"]
+    shown = Referee(store, 1)
+    assert [row.winner for row in shown.state.table.rows] == ["Alice"]
+    with pytest.raises(StorageError, match="read-only"):
+        shown.record(Winner("Ben"))
+    assert path.read_bytes() == before and [row.winner for row in Referee(store, 1).state.table.rows] == ["Alice"]
+    if not folder_writable:
+        assert not (tmp_path / "r.sqlite3-shm").exists(), "read as it lies: no index made in a read-only folder"
