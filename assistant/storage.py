@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 import time
 from dataclasses import dataclass
@@ -596,7 +597,22 @@ def _in_words(error: sqlite3.Error, path: Path) -> str:
         return f"{text} (the file is read-only: the games in it can be shown, not added to)"
     if "readonly" in text and not os.access(path.parent, os.W_OK):
         return f"{text} (the folder {path.parent} is read-only, and the database keeps its journal beside it)"
+    if "unable to open" in text and path.exists() and not os.access(path, os.R_OK):
+        return f"{text} (this user may not read the file)"
+    if "unable to open" in text and not path.exists() and not os.access(path.parent, os.W_OK):
+        return f"{text} (the folder {path.parent} is read-only: the database cannot be made there)"
+    if "locked" in text:
+        return f"{text} (another program is writing to it: try again when it is done)"
+    if ("disk I/O error" in text or "full" in text) and _disk_full(path):
+        return f"{text} (the disk is full)"
     return text
+
+
+def _disk_full(path: Path) -> bool:
+    try:
+        return shutil.disk_usage(path.parent).free < 64 * 1024
+    except OSError:
+        return False
 
 
 def _now() -> str:

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -807,3 +808,21 @@ def test_a_read_only_database_opens_to_be_shown_and_refuses_a_write_in_words(tmp
     assert path.read_bytes() == before and [row.winner for row in Referee(store, 1).state.table.rows] == ["Alice"]
     if not folder_writable:
         assert not (tmp_path / "r.sqlite3-shm").exists(), "read as it lies: no index made in a read-only folder"
+
+
+def test_sqlites_bare_messages_are_said_with_their_cause(tmp_path, monkeypatch):
+    """"unable to open database file", "database is locked" and "disk I/O error" said nothing of why."""
+    from assistant import storage
+
+    existing = tmp_path / "r.sqlite3"
+    existing.write_bytes(b"")
+    unable = sqlite3.OperationalError("unable to open database file")
+    monkeypatch.setattr(storage.os, "access", lambda p, mode: False)
+    assert storage._in_words(unable, existing).endswith("(this user may not read the file)")
+    assert storage._in_words(unable, tmp_path / "new.sqlite3").endswith(f"(the folder {tmp_path} is read-only: the "
+                                                                       "database cannot be made there)")
+    locked = sqlite3.OperationalError("database is locked")
+    assert "another program is writing to it" in storage._in_words(locked, existing)
+    monkeypatch.setattr(storage.shutil, "disk_usage", lambda p: SimpleNamespace(total=10**9, used=10**9, free=0))
+    assert storage._in_words(sqlite3.OperationalError("disk I/O error"), existing).endswith("(the disk is full)")
+
