@@ -31,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     replay_cmd.add_argument("file", help="a transcript in JSON Lines (- for the standard input)")
     commands.add_parser("sittings", help="list the sittings in the database")
     export_cmd = commands.add_parser("export", help="print a sitting's transcript (or its match table with --csv)")
-    export_cmd.add_argument("sitting", type=int, help="the sitting's number, from `sittings`")
+    export_cmd.add_argument("sitting", type=_sitting_number, help="the sitting's number, from `sittings`")
     export_cmd.add_argument("--csv", action="store_true", help="the match table as CSV instead")
     import_cmd = commands.add_parser("import", help="store a transcript as a new sitting")
     import_cmd.add_argument("file", help="a transcript in JSON Lines (- for the standard input)")
@@ -60,6 +60,13 @@ def main(argv: list[str] | None = None) -> int:
         out = "\ufeff" + out  # the byte order mark Excel needs to read "Zoë", as the app's download has
     sys.stdout.write(out)
     return 0
+
+
+def _sitting_number(text: str) -> int:
+    """A sitting's number as `sittings` lists it: digits only (Python's int() reads "1_0" as 10, and "１" as 1)."""
+    if not (text.isascii() and text.isdigit()):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a sitting's number (the first column of `sittings`)")
+    return int(text)
 
 
 def _import(args: argparse.Namespace) -> int:

@@ -307,3 +307,10 @@ def test_exporting_an_unknown_sitting_says_so(tmp_path):
     SqliteStore(tmp_path / "r.sqlite3")
     result = run_cli("export", "7", "--db", str(tmp_path / "r.sqlite3"))
     assert result.returncode == 2 and "there is no sitting number 7" in result.stderr
+
+
+@pytest.mark.parametrize("number", ["1_0", "１", "abc", "-1"])
+def test_export_takes_a_sittings_number_as_sittings_lists_it(tmp_path, number):
+    """Python's int() read "1_0" as sitting 10 and a full-width "１" as sitting 1."""
+    result = run_cli("export", number, "--db", str(tmp_path / "r.sqlite3"))
+    assert result.returncode == 2 and f"{number!r} is not a sitting's number" in result.stderr

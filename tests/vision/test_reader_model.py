@@ -357,3 +357,16 @@ def test_cli_reads_on_after_a_picture_too_narrow_to_read(tmp_path):
     assert r.returncode == 1
     lines = [json.loads(x) for x in r.stdout.splitlines()]
     assert "too narrow" in lines[0]["error"] and lines[1]["image"] == good and "count" in lines[1]
+
+
+def test_cli_says_in_a_line_when_its_output_cannot_be_written():
+    """A full disk under the output ended in a traceback; a closed standard output lost every reading, with exit 0."""
+    good = str(DATA / CASES[0]["image"])
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([sys.executable, "-m", "vision", "read", good], stdout=full, stderr=subprocess.PIPE,
+                           text=True, cwd=ROOT)
+    assert r.returncode == 1 and r.stderr.strip().endswith("cannot write the output: No space left on device")
+    r = subprocess.run([sys.executable, "-m", "vision", "read", "--json", good], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, text=True, cwd=ROOT, preexec_fn=lambda: os.close(1))
+    assert r.returncode == 2 and "the standard output is closed" in r.stderr
+
