@@ -1819,9 +1819,10 @@ def table_screen(referee: Referee) -> None:
         button(st, "Undo the last result", key="undo_result", on_click=act, args=(Undo(), log_len))
     d1, d2 = st.columns(2)
     d1.download_button("Download the match table (CSV)", referee.table_csv_file(), file_name="match-table.csv",
-                       mime="text/csv", key="csv", on_click="ignore")
+                       mime="text/csv", key="csv", on_click="ignore", wrap=True)
     d2.download_button("Download the game log (transcript)", referee.transcript(), file_name="sitting.jsonl",
-                       mime="application/jsonl", key="transcript", on_click="ignore")
+                       mime="application/jsonl", key="transcript", on_click="ignore",
+                       wrap=True)  # whole, on two lines where the column is narrow (cut at 800 px beside the sidebar)
 
 
 # --- the page -------------------------------------------------------------------------------------
