@@ -473,7 +473,8 @@ def act_from_state(kind: str, at: int) -> None:
     elif kind == "places":
         players = ss.get("_table_players") or ()
         places = tuple(ss.get("ranked_places") or ())
-        if record(Winner(places=places, players=None if game is not None else tuple(players)), at):
+        table = tapped_scoring(st.session_state["_referee"], TableKind.RANKED)  # only a ranked table shows places
+        if record(Winner(places=places, players=None if game is not None else tuple(players), table=table), at):
             end_call()
             ss["ranked_places"] = []  # a second tap must not record the same game again
             say_recorded()
@@ -763,7 +764,7 @@ def setup_screen(referee: Referee) -> None:
                               format_func=words.COUNT_RULE_LABELS.get)
         four = st.toggle("Four of a kind may be laid out",
                          key=kept_choice("rule_four", [False, True], base.four_of_a_kind))
-        table = st.radio("Table", list(TableKind), key=kept_choice("rule_table", list(TableKind), base.table),
+        table = st.radio("Table", list(TableKind), key=kept_choice("rule_table", list(TableKind), state.table.kind),
                          format_func=words.TABLE_LABELS.get)
         rules = Rules(decks=decks, jokers=jokers, max_cards=max_cards, order=order, passing=passing,
                       count_rule=count_rule, four_of_a_kind=four, table=table)
@@ -1714,11 +1715,17 @@ def camera_check(start: str = "") -> None:
 # --- the match table ------------------------------------------------------------------------------
 
 
-def record_winner(name: str, players: tuple[str, ...], at: int) -> None:
-    game = st.session_state["_referee"].state.game
-    known = game is not None
-    if record(Winner(player=name, players=None if known else players), at):
+def record_winner(name: str, players: tuple[str, ...], scoring: TableKind, at: int) -> None:
+    referee: Referee = st.session_state["_referee"]
+    known = referee.state.game is not None
+    if record(Winner(player=name, players=None if known else players, table=tapped_scoring(referee, scoring)), at):
         say_recorded()
+
+
+def tapped_scoring(referee: Referee, scoring: TableKind) -> TableKind | None:
+    """The scoring a tapped result names: only where it changes the table's (a transcript otherwise stays in the
+    format's own words, which know no such field)."""
+    return scoring if scoring is not referee.state.table.kind else None
 
 
 def say_recorded() -> None:
@@ -1770,13 +1777,19 @@ def table_screen(referee: Referee) -> None:
                else tuple(st.session_state.get("seats") or table.players or last_dealt))
     st.subheader("Record a winner", anchor=False)
     in_progress = state.game is not None and not state.game.over
+    scoring = table.kind  # the game in progress's, or the table's choice for the games tapped in
+    if players and not in_progress:
+        # the setup's own choice (one key, kept in the page's address): a table that only taps results in chooses
+        # its scoring here, without a game dealt
+        scoring = st.radio("Table", list(TableKind), key=kept_choice("rule_table", list(TableKind), table.kind),
+                           format_func=words.TABLE_LABELS.get, horizontal=True)
     if players:
         taken = state.game.places if in_progress else ()
         standing_places = (f" The place{'s' if len(taken) > 1 else ''} already taken in this game "
                            f"({words.places_text(taken)}) stand{'' if len(taken) > 1 else 's'}; a tap gives the next."
                            if taken else "")
         ranked_tap = (" On a ranked table the tap gives the winner alone 3 points; for the 2 and 1 points of the "
-                      "places after, tap the places below." if table.kind is TableKind.RANKED
+                      "places after, tap the places below." if scoring is TableKind.RANKED
                       and ranked_places_most(len(players)) >= 2 else "")
         st.caption("For a game played without tracking: one tap on the winner." +
                    (" This also ends the game in progress." if in_progress else "") + ranked_tap + standing_places)
@@ -1785,10 +1798,10 @@ def table_screen(referee: Referee) -> None:
         grid = st.container(key="grid_winner")
         for row_start in range(0, len(players), per_row):  # row by row: the seating order reads left to right
             for col, name in zip(grid.columns(per_row), players[row_start:row_start + per_row]):
-                button(col, name, key=f"winner_{name}", on_click=record_winner, args=(name, players, log_len), width="stretch",
-                           wrap=True, spoken=f"{name} won: record the game")
+                button(col, name, key=f"winner_{name}", on_click=record_winner, args=(name, players, scoring, log_len),
+                       width="stretch", wrap=True, spoken=f"{name} won: record the game")
         most = ranked_places_most(len(players))
-        if table.kind is TableKind.RANKED and most >= 2:  # two players: the winner's tap is the whole result
+        if scoring is TableKind.RANKED and most >= 2:  # two players: the winner's tap is the whole result
             st.session_state["_table_players"] = players
             places = st.multiselect(f"Or the places, in order (up to {words.number(most)})", players,
                                     max_selections=most, key="ranked_places",

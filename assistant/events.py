@@ -11,7 +11,7 @@ from typing import Any, Mapping, Union
 
 from .cards import Rank
 from .errors import BadEvent, as_json
-from .rules import Rules
+from .rules import Rules, TableKind
 
 
 @dataclass(frozen=True)
@@ -64,6 +64,9 @@ class Winner:
     player: str | None = None
     places: tuple[str, ...] | None = None
     players: tuple[str, ...] | None = None
+    #: how the game scores, where no tracked game says it (an extension of the format: a table that keeps its
+    #: ranked standing by taps alone, having dealt no game in the referee, had only the match table)
+    table: TableKind | None = None
 
 
 @dataclass(frozen=True)
@@ -119,6 +122,8 @@ def to_dict(event: Event) -> dict[str, Any]:
             out["places"] = list(event.places)
         if event.players is not None:
             out["players"] = list(event.players)
+        if event.table is not None:
+            out["table"] = event.table.value
     return out
 
 
@@ -157,8 +162,17 @@ def from_dict(raw: Any) -> Event:
         player = _optional_name(raw, "player")
         if player is None and places is None:
             raise BadEvent("missing field 'player'")
-        return Winner(player=player, places=places, players=players)
+        return Winner(player=player, places=places, players=players, table=_table(raw))
     return kind()
+
+
+def _table(raw: Mapping[str, Any]) -> TableKind | None:
+    value = raw.get("table")
+    if value is None:
+        return None
+    if value not in ("match", "ranked"):
+        raise BadEvent(f"field 'table' must be \"match\" or \"ranked\", not {as_json(value)}")
+    return TableKind(value)
 
 
 def _required(raw: Mapping[str, Any], key: str) -> Any:

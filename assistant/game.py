@@ -312,6 +312,11 @@ def _winner(state: State, event: Winner) -> State:
         raise IllegalAction(f"{_who(twice)} is listed twice; player names must be unique")
     if not 2 <= len(players) <= MAX_TABLE:
         raise IllegalAction(f"a game takes 2 to {MAX_TABLE} players (two decks), not {len(players)}")
+    if event.table is not None and event.table is not table.kind:
+        if in_progress:
+            raise IllegalAction(f"the game in progress scores on a {table.kind.value} table, not a {event.table.value} "
+                                "one")
+        table = MatchTable(event.table, table.rows, table.players)  # and the taps after it, until a game is dealt
     places = _result_places(table.kind, event, players)
     if in_progress:
         # places a ranked game in progress has given stand: the tap records the places after them (it took the

@@ -490,6 +490,23 @@ def test_the_verdict_is_spoken_unless_muted(db):
     assert marks and "localStorage.setItem(mark" in marks[0]
 
 
+def test_a_table_that_only_taps_results_in_chooses_ranked_scoring_on_the_match_table(db):
+    """No game dealt: the table could only be a match table, whatever the setup said."""
+    at = open_app()
+    start_sitting(at, "Friday")
+    add_players(at, "Ann", "Ben", "Cat")
+    at.segmented_control[0].set_value("Match table").run()
+    at.radio(key="rule_table").set_value(TableKind.RANKED).run()
+    at.multiselect(key="ranked_places").select("Cat").select("Ann").run()
+    click(at, "record_places")
+    assert "Recorded: 1. Cat +3 · 2. Ann +2" in [t.value for t in at.toast]
+    referee = stored_state(db)
+    assert referee.state.table.kind is TableKind.RANKED and referee.state.table.scores() == {"Ann": 2, "Ben": 0, "Cat": 3}
+    # the setup offers the next deal on the table as it now stands
+    at.segmented_control[0].set_value("Setup").run()
+    assert at.radio(key="rule_table").value is TableKind.RANKED
+
+
 def test_a_tap_on_a_ranked_game_in_progress_keeps_the_place_already_won(db):
     """Ann went out first in the tracked game: a tap on Ben's name ends it with Ben second, and the screen says so
     before and after the tap (the tap gave Ann's first place to Ben)."""

@@ -75,6 +75,8 @@ def test_a_call_is_reported_as_last_call(tmp_path):
         ({"event": "shuffle"}, "line 3: unknown event \"shuffle\""),
         ({"event": ["play"]}, "line 3: unknown event [\"play\"]"),
         ({"event": True}, "line 3: unknown event true"),  # the file's spelling, not Python's True
+        ({"event": "winner", "player": "Ben", "table": "cup"},
+         "line 3: field 'table' must be \"match\" or \"ranked\", not \"cup\""),
         ({"event": "play", "player": "Ben", "count": 1, "rank": True}, "line 3: field 'rank': true is not a rank"),
         ({"event": {"kind": "play"}}, "line 3: unknown event {\"kind\": \"play\"}"),
         ({"event": "play", "count": 1}, "line 3: missing field 'player'"),
@@ -314,3 +316,16 @@ def test_export_takes_a_sittings_number_as_sittings_lists_it(tmp_path, number):
     """Python's int() read "1_0" as sitting 10 and a full-width "１" as sitting 1."""
     result = run_cli("export", number, "--db", str(tmp_path / "r.sqlite3"))
     assert result.returncode == 2 and f"{number!r} is not a sitting's number" in result.stderr
+
+
+def test_a_tapped_results_scoring_travels_in_the_transcript(tmp_path):
+    """The format's one more field (README): a ranked result tapped in with no game dealt replays as ranked."""
+    transcript = tmp_path / "in.jsonl"
+    transcript.write_text('{"event": "winner", "places": ["Cara", "Ann"], "players": ["Ann", "Ben", "Cara"], '
+                          '"table": "ranked"}\n')
+    state = json.loads(run_cli("replay", "--json", str(transcript)).stdout)
+    assert state["table"] == {"kind": "ranked", "games": 1, "scores": {"Ann": 2, "Ben": 0, "Cara": 3}}
+    db = str(tmp_path / "r.sqlite3")
+    assert run_cli("import", str(transcript), "--name", "Friday", "--db", db).returncode == 0
+    assert json.loads(run_cli("export", "1", "--db", db).stdout)["table"] == "ranked"
+

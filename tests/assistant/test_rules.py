@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from assistant import (
-    CountRule, FourOfAKind, IllegalAction, NewGame, NoCall, Order, Pass, Play, Rank, Rules, Sitting, TableKind, Winner,
+    CountRule, FourOfAKind, IllegalAction, NewGame, NoCall, Order, Pass, Play, Rank, Rules, Sitting, TableKind, Undo, Winner,
 )
 from assistant.game import next_dealer
 from assistant.rules import Rules as RulesType
@@ -486,6 +486,27 @@ def test_a_tap_on_a_ranked_game_in_progress_keeps_the_places_it_has_given():
         expected = (("Alice",) + tuple(p for p in (tapped.places or (tapped.player,)) if p != "Alice"))[:2]
         assert table.state.game.over and table.state.table.rows[-1].places == expected
         assert table.state.table.scores()["Alice"] == 3
+
+
+def test_a_table_that_only_taps_results_in_may_score_them_ranked():
+    """With no game dealt the table was always a match table, and places were refused: a table keeping its ranked
+    standing by taps alone could not."""
+    table = Sitting()
+    table.apply(Winner(places=("Cara", "Ann"), players=("Ann", "Ben", "Cara"), table=TableKind.RANKED))
+    table.apply(Winner(places=("Ann", "Ben")))  # the taps after it score the same, until a game is dealt
+    assert table.state.table.kind is TableKind.RANKED
+    assert table.state.table.scores() == {"Ann": 5, "Ben": 2, "Cara": 3}
+    table.apply(Winner("Ben", table=TableKind.MATCH))
+    assert table.state.table.scores() == {"Ann": 5, "Ben": 3, "Cara": 3}  # a match win is one point beside them
+    table.apply(Undo())
+    assert table.state.table.kind is TableKind.RANKED
+
+
+def test_a_tap_cannot_change_the_scoring_of_the_game_in_progress():
+    table = sitting(("Alice", "Ben", "Cara"), Play("Alice", 1))
+    with pytest.raises(IllegalAction, match="the game in progress scores on a match table, not a ranked one"):
+        table.apply(Winner("Ben", table=TableKind.RANKED))
+    assert not table.state.game.over
 
 
 def test_a_winner_tap_without_a_tracked_game_needs_the_players():
