@@ -195,6 +195,7 @@ class SqliteStore:
         self.path = Path(path) if path is not None else default_db_path()
         self._db: sqlite3.Connection | None = None
         self._identity: tuple[int, int] | None = None  # the file's device and inode, once it is open
+        self._immutable: tuple | None = None  # the file as a connection that reads it as it lies last saw it
         try:
             blocking = next((p for p in (self.path.parent, *self.path.parent.parents) if p.exists()), None)
             if blocking is not None and not blocking.is_dir():
@@ -208,8 +209,8 @@ class SqliteStore:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             ready = self._probe()
             self.read_only = self._cannot_write()
-            self._db = sqlite3.connect(self._read_only_uri() if self.read_only else self.path, uri=self.read_only,
-                                       isolation_level=None, timeout=BUSY_MS / 1000, check_same_thread=False)
+            self._db = self._read_only_connection() if self.read_only else sqlite3.connect(
+                self.path, isolation_level=None, timeout=BUSY_MS / 1000, check_same_thread=False)
             if not ready:
                 self._claim_unless_read_only()
             if not self.read_only:  # a read-only file stays in the journal mode it has: switching writes
@@ -230,24 +231,38 @@ class SqliteStore:
             raise
 
     def _cannot_write(self) -> bool:
-        """Whether this process may not write the file, or the folder where SQLite keeps its journal beside it: such a
-        file is opened read-only, to be shown (opened to write, it was refused: a write-ahead journal could not be
-        made or switched to)."""
-        return self.path.exists() and not (os.access(self.path, os.W_OK) and os.access(self.path.parent, os.W_OK))
+        """Whether this process may not write the file, or the folder where SQLite keeps its journal beside it (the
+        folder of the file itself, where the path is a link): such a file is opened read-only, to be shown (opened to
+        write, it was refused: a write-ahead journal could not be made or switched to)."""
+        real = self.path.resolve()
+        return real.exists() and not (os.access(real, os.W_OK) and os.access(real.parent, os.W_OK))
 
     def _read_only_uri(self) -> str:
         """The file opened read-only. A file in write-ahead mode is read through its shared-memory index (``-shm``),
         which a read-only folder that lacks one cannot give: it is then read as it lies on disk (``immutable``),
         which is the whole file only while its write-ahead journal (``-wal``) holds nothing."""
-        uri = f"{self.path.resolve().as_uri()}?mode=ro"
-        wal, shm = (self.path.with_name(self.path.name + end) for end in ("-wal", "-shm"))
-        if not shm.exists() and not os.access(self.path.parent, os.W_OK):
+        real = self.path.resolve()
+        uri = f"{real.as_uri()}?mode=ro"
+        wal, shm = (real.with_name(real.name + end) for end in ("-wal", "-shm"))
+        if _in_wal_mode(real) and not shm.exists() and not os.access(real.parent, os.W_OK):
             if wal.exists() and wal.stat().st_size > 0:
                 raise StorageError(f"cannot open the database {self.path}: its latest events are in {wal.name}, "
                                    f"which cannot be read without {shm.name}, and the folder is read-only; copy "
                                    "the three files to a folder you may write to")
             uri += "&immutable=1"
         return uri
+
+    def _read_only_connection(self) -> sqlite3.Connection:
+        """A read-only connection; one that reads the file as it lies notes how the file was, to be opened again when
+        it changes (:meth:`_still_there`): it does not see another referee's writes."""
+        uri = self._read_only_uri()
+        self._immutable = self._file_mark() if uri.endswith("immutable=1") else None
+        return sqlite3.connect(uri, uri=True, isolation_level=None, timeout=BUSY_MS / 1000, check_same_thread=False)
+
+    def _file_mark(self) -> tuple:
+        real = self.path.resolve()
+        stat = real.stat()
+        return stat.st_mtime_ns, stat.st_size, real.with_name(real.name + "-shm").exists()
 
     def _probe(self) -> bool:
         """Refuse another program's file through a read-only connection first (closing a connection that may write
@@ -331,6 +346,9 @@ class SqliteStore:
         if (stat.st_dev, stat.st_ino) != self._identity:
             raise StorageError(f"the database {self.path} was replaced by another file while the referee was "
                                "running: start the referee again to open the file now there")
+        if self._immutable is not None and self._file_mark() != self._immutable:  # written since: read it again
+            self._db.close()
+            self._db = self._read_only_connection()
 
     def close(self) -> None:
         self._db.close()
@@ -584,6 +602,15 @@ def _kind(db: sqlite3.Connection) -> tuple[str, str]:
     if len(objects) != len(_UNMARKED_TABLES):  # the referee made its three tables together, before it marked its files
         return "foreign", "it holds only some of the referee's tables"
     return "ours", ""
+
+
+def _in_wal_mode(path: Path) -> bool:
+    """Whether a SQLite file is in write-ahead mode, by its header (bytes 18 and 19 are 2 then)."""
+    try:
+        with open(path, "rb") as file:
+            return file.read(20)[18:20] == b"\x02\x02"
+    except OSError:
+        return False
 
 
 def _in_words(error: sqlite3.Error, path: Path) -> str:

@@ -826,3 +826,39 @@ def test_sqlites_bare_messages_are_said_with_their_cause(tmp_path, monkeypatch):
     monkeypatch.setattr(storage.shutil, "disk_usage", lambda p: SimpleNamespace(total=10**9, used=10**9, free=0))
     assert storage._in_words(sqlite3.OperationalError("disk I/O error"), existing).endswith("(the disk is full)")
 
+
+
+def test_a_database_read_as_it_lies_sees_what_another_referee_writes_later(tmp_path, monkeypatch):
+    """Opened read-only in a read-only folder (read as it lies, without SQLite's index), the store went on showing the
+    file as it was at opening: a table watching another's database never saw its games."""
+    path = tmp_path / "r.sqlite3"
+    writer = Referee.new(SqliteStore(path), "Friday")
+    writer.record(Winner("Alice", players=PLAYERS))
+    writer.store.close()
+    blocked = {path, path.parent}
+    real_access = os.access
+    monkeypatch.setattr("assistant.storage.os.access",
+                        lambda p, mode: False if mode == os.W_OK and Path(p) in blocked else real_access(p, mode))
+    shown = SqliteStore(path)
+    assert shown.read_only and len(Referee(shown, 1).state.table.rows) == 1
+    blocked.clear()  # another referee, who may write, adds a game
+    writer = Referee(SqliteStore(path), 1)
+    writer.record(Winner("Ben"))
+    writer.store.close()
+    assert [row.winner for row in Referee(shown, 1).state.table.rows] == ["Alice", "Ben"]
+
+
+def test_a_database_reached_through_a_link_is_judged_by_the_folder_it_lies_in(tmp_path, monkeypatch):
+    """A link in a read-only folder to a file in a writable one opened read-only, and refused every write."""
+    (tmp_path / "real").mkdir()
+    (tmp_path / "links").mkdir()
+    path = tmp_path / "real" / "r.sqlite3"
+    Referee.new(SqliteStore(path), "Friday").store.close()
+    link = tmp_path / "links" / "r.sqlite3"
+    link.symlink_to(path)
+    real_access = os.access
+    monkeypatch.setattr("assistant.storage.os.access", lambda p, mode: False if mode == os.W_OK and
+                        Path(p) == tmp_path / "links" else real_access(p, mode))
+    store = SqliteStore(link)
+    assert not store.read_only
+    Referee(store, 1).record(Winner("Alice", players=PLAYERS))
