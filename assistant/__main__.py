@@ -79,7 +79,12 @@ def _import(args: argparse.Namespace) -> int:
     except (_Unreadable, StorageError, TranscriptError) as error:
         print(str(error), file=sys.stderr)
         return 2
-    print(f"imported {_events(len(sitting.log))} as sitting {referee.sitting_id} ({name})")
+    said = f"imported {_events(len(sitting.log))} as sitting {referee.sitting_id} ({name})"
+    try:
+        print(said, flush=True)
+    except OSError as error:  # the sitting is stored: a failure said here would have it imported twice
+        _quiet_stdout()
+        print(f"{said}; this line could not be written to the output ({error.strerror})", file=sys.stderr)
     return 0
 
 
@@ -119,7 +124,11 @@ def _existing(db: str | None) -> Path:
     """The database a command that only reads names: where there is none, none is made (a mistyped --db would
     leave an empty database behind, and list nothing, as if the evening had been lost)."""
     path = Path(db).expanduser() if db else default_db_path()
-    if not path.exists() or (path.is_file() and path.stat().st_size == 0):  # SQLite would make an empty file one
+    try:
+        missing = not path.exists() or (path.is_file() and path.stat().st_size == 0)  # SQLite would make it one
+    except OSError as error:  # a folder on the way this user may not enter
+        raise StorageError(f"cannot open the database {path}: {(error.strerror or str(error)).lower()}") from None
+    if missing:
         raise StorageError(f"there is no database at {path}{': the file is empty' if path.exists() else ''}: the "
                            "referee makes its database when it first runs; give --db the file it uses")
     return path

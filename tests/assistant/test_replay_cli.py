@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from assistant.errors import StorageError
 from assistant.storage import SqliteStore
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -329,3 +330,27 @@ def test_a_tapped_results_scoring_travels_in_the_transcript(tmp_path):
     assert run_cli("import", str(transcript), "--name", "Friday", "--db", db).returncode == 0
     assert json.loads(run_cli("export", "1", "--db", db).stdout)["table"] == "ranked"
 
+
+
+def test_an_import_whose_confirmation_cannot_be_written_still_says_it_is_stored(tmp_path):
+    """Exit 1 and "cannot write the output" after the sitting was stored: a script that retries imported it twice."""
+    transcript = tmp_path / "in.jsonl"
+    transcript.write_text('{"event": "winner", "player": "Ann", "players": ["Ann", "Ben"]}\n')
+    db = str(tmp_path / "r.sqlite3")
+    with open("/dev/full", "w") as full:
+        result = subprocess.run([sys.executable, "-m", "assistant", "import", str(transcript), "--name", "Fri",
+                                 "--db", db], stdout=full, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    assert result.returncode == 0 and result.stderr.startswith("imported 1 event as sitting 1 (Fri); this line")
+    assert len(SqliteStore(db).sittings()) == 1
+
+
+def test_a_database_behind_a_folder_this_user_may_not_enter_is_said_so(tmp_path, monkeypatch):
+    """It was said as "cannot write the output: Permission denied"."""
+    from assistant import __main__ as cli
+
+    def refused(self):
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(cli.Path, "exists", refused)
+    with pytest.raises(StorageError, match="cannot open the database .*: permission denied"):
+        cli._existing(str(tmp_path / "private" / "r.sqlite3"))
