@@ -142,7 +142,9 @@ button:focus-visible, [role="tab"]:focus-visible {outline: 3px solid #1f6feb !im
   flex-basis: calc((100% - 1rem) / 3) !important;}
 .st-key-cheat_rows_2 .st-key-grid_cheat [data-testid="stHorizontalBlock"] > [data-testid="stColumn"] {
   flex-basis: calc((100% - 0.5rem) / 2) !important;}
-@media (max-width: 640px) {
+/* by the row's own width, not the screen's: a window narrowed beside the sidebar (820 px) broke "Barthol / omew" */
+[class*="st-key-cheat_rows_"] .st-key-grid_cheat {container: callers / inline-size;}
+@container callers (max-width: 600px) {
   :is(.st-key-cheat_rows_4, .st-key-cheat_rows_3) .st-key-grid_cheat [data-testid="stHorizontalBlock"] >
     [data-testid="stColumn"] {flex-basis: calc((100% - 1rem) / 3) !important;}
   [class*="st-key-cheat_rows_"] .st-key-grid_cheat button span:has(> [data-testid="stIconMaterial"]) {display: none;}
@@ -150,6 +152,9 @@ button:focus-visible, [role="tab"]:focus-visible {outline: 3px solid #1f6feb !im
   [data-testid="stMain"]:has(.cr-hands.crowd) [class*="st-key-cheat_rows_"] .st-key-grid_cheat button p {
     font-size: 0.9rem !important;}
 }
+/* the match table's buttons a finger's 44 px high, as the game's are */
+:is(.st-key-grid_winner, .st-key-csv, .st-key-transcript, .st-key-undo_result, .st-key-record_places) button {
+  min-height: 2.75rem;}
 /* and the pile's line in smaller letters there, so that "Last play Maya: two aces (called)" keeps to one line */
 .st-key-grid_pile {container-type: inline-size;}
 @container (max-width: 620px) {
@@ -473,7 +478,8 @@ def act_from_state(kind: str, at: int) -> None:
     elif kind == "places":
         players = ss.get("_table_players") or ()
         places = tuple(ss.get("ranked_places") or ())
-        table = tapped_scoring(st.session_state["_referee"], TableKind.RANKED)  # only a ranked table shows places
+        table = tapped_scoring(referee, TableKind.RANKED)  # only a ranked table shows places
+        places = given_places(referee) + places
         if record(Winner(places=places, players=None if game is not None else tuple(players), table=table), at):
             end_call()
             ss["ranked_places"] = []  # a second tap must not record the same game again
@@ -1718,8 +1724,18 @@ def camera_check(start: str = "") -> None:
 def record_winner(name: str, players: tuple[str, ...], scoring: TableKind, at: int) -> None:
     referee: Referee = st.session_state["_referee"]
     known = referee.state.game is not None
-    if record(Winner(player=name, players=None if known else players, table=tapped_scoring(referee, scoring)), at):
+    given = given_places(referee)
+    event = (Winner(places=given + (name,)) if given else
+             Winner(player=name, players=None if known else players, table=tapped_scoring(referee, scoring)))
+    if record(event, at):
         say_recorded()
+
+
+def given_places(referee: Referee) -> tuple[str, ...]:
+    """The places a ranked game in progress has given, which a result tapped in for it keeps before the names tapped
+    (the rules take a tapped result as the whole result: a stored log replays as it was recorded)."""
+    game = referee.state.game
+    return game.places if game is not None and not game.over else ()
 
 
 def tapped_scoring(referee: Referee, scoring: TableKind) -> TableKind | None:
@@ -1784,26 +1800,31 @@ def table_screen(referee: Referee) -> None:
         scoring = st.radio("Table", list(TableKind), key=kept_choice("rule_table", list(TableKind), table.kind),
                            format_func=words.TABLE_LABELS.get, horizontal=True)
     if players:
+        # a ranked game in progress whose first places are taken: those stand, and the buttons give the places after
         taken = state.game.places if in_progress else ()
-        standing_places = (f" The place{'s' if len(taken) > 1 else ''} already taken in this game "
-                           f"({words.places_text(taken)}) stand{'' if len(taken) > 1 else 's'}; a tap gives the next."
-                           if taken else "")
-        ranked_tap = (" On a ranked table the tap gives the winner alone 3 points; for the 2 and 1 points of the "
-                      "places after, tap the places below." if scoring is TableKind.RANKED
-                      and ranked_places_most(len(players)) >= 2 else "")
+        left = tuple(name for name in players if name not in taken)
+        most = ranked_places_most(len(players)) - len(taken)
+        if taken:
+            ranked_tap = (f" The place{'s' if len(taken) > 1 else ''} taken in this game ({words.places_text(taken)}) "
+                          f"stand{'' if len(taken) > 1 else 's'}: a tap gives the next place.")
+        elif scoring is TableKind.RANKED and most >= 2:
+            ranked_tap = (" On a ranked table the tap gives the winner alone 3 points; for the 2 and 1 points of the "
+                          "places after, tap the places below.")
+        else:
+            ranked_tap = ""
         st.caption("For a game played without tracking: one tap on the winner." +
-                   (" This also ends the game in progress." if in_progress else "") + ranked_tap + standing_places)
-        longest = max(len(name) for name in players)  # whole names, as on the Cheat! buttons
-        per_row = min(len(players), 6 if longest <= 10 else 4)
+                   (" This also ends the game in progress." if in_progress else "") + ranked_tap)
+        longest = max(len(name) for name in left)  # whole names, as on the Cheat! buttons
+        per_row = min(len(left), 6 if longest <= 10 else 4)
         grid = st.container(key="grid_winner")
-        for row_start in range(0, len(players), per_row):  # row by row: the seating order reads left to right
-            for col, name in zip(grid.columns(per_row), players[row_start:row_start + per_row]):
+        for row_start in range(0, len(left), per_row):  # row by row: the seating order reads left to right
+            for col, name in zip(grid.columns(per_row), left[row_start:row_start + per_row]):
                 button(col, name, key=f"winner_{name}", on_click=record_winner, args=(name, players, scoring, log_len),
                        width="stretch", wrap=True, spoken=f"{name} won: record the game")
-        most = ranked_places_most(len(players))
-        if scoring is TableKind.RANKED and most >= 2:  # two players: the winner's tap is the whole result
+        if scoring is TableKind.RANKED and most >= 2:  # one place left (or two players): a tap is the whole result
             st.session_state["_table_players"] = players
-            places = st.multiselect(f"Or the places, in order (up to {words.number(most)})", players,
+            after = " after them" if taken else ""
+            places = st.multiselect(f"Or the places{after}, in order (up to {words.number(most)})", left,
                                     max_selections=most, key="ranked_places",
                                     placeholder="Tap the players in the order they went out")
             button(st, "Record these places", key="record_places", disabled=not places, on_click=act_from_state, args=("places", log_len))

@@ -318,10 +318,6 @@ def _winner(state: State, event: Winner) -> State:
                                 "one")
         table = MatchTable(event.table, table.rows, table.players)  # and the taps after it, until a game is dealt
     places = _result_places(table.kind, event, players)
-    if in_progress:
-        # places a ranked game in progress has given stand: the tap records the places after them (it took the
-        # first place from a player who had gone out first, and gave it to the name tapped)
-        places = game.places + tuple(name for name in places if name not in game.places)
     for name in places:
         if name not in players:
             raise IllegalAction(f"{_who(name)} is not one of the players ({', '.join(map(_who, players))})")
@@ -579,7 +575,7 @@ def nothing_to_call(game: Game | None) -> str | None:
     return f"{who}'s play was not called before the game moved on: it can no longer be called"
 
 
-def check_caller(game: Game, caller: str) -> None:
+def check_caller(game: Game | None, caller: str) -> None:
     """Raise IllegalAction, saying why, unless ``caller`` may call the last play now: asked as soon as Cheat! is
     called, before any card is turned up, and again with the verdict."""
     if (why := nothing_to_call(game)) is not None:
@@ -592,7 +588,7 @@ def check_caller(game: Game, caller: str) -> None:
         raise IllegalAction(f"{_who(caller)} is out of the game and cannot call")
 
 
-def verdict_for(game: Game, caller: str, revealed: tuple[Rank, ...]) -> Verdict:
+def verdict_for(game: Game | None, caller: str, revealed: tuple[Rank, ...]) -> Verdict:
     """The verdict a call would give, without applying it: lets the table see it before it counts.
 
     Raises IllegalAction for a call the rules do not allow and ImpossibleReveal for cards the deck
@@ -607,8 +603,6 @@ def verdict_for(game: Game, caller: str, revealed: tuple[Rank, ...]) -> Verdict:
 
 
 def _call(state: State, event: Call) -> State:
-    if state.game is None:
-        raise IllegalAction(nothing_to_call(None))
     verdict = verdict_for(state.game, event.caller, event.revealed)
     claim = verdict.claim
     game = state.game.copy()

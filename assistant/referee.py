@@ -11,7 +11,7 @@ from typing import Iterable, Iterator
 from .cards import Rank
 from .errors import IllegalAction, StorageError
 from .events import Call, Event, Undo
-from .game import State, check_caller, nothing_to_call
+from .game import State, check_caller
 from .sitting import Sitting, rebuild, replay, write_transcript
 from .storage import MovedOn, OpenCall, SittingInfo, StaleSitting, Store
 
@@ -81,8 +81,6 @@ class Referee:
         (and reloads) once another window has moved the game on or changed the call, StorageError when it cannot be
         written. The cards are checked against the deck with the verdict, not while they come in."""
         self._check_not_moved_on(call.at)
-        if self.state.game is None:
-            raise IllegalAction(nothing_to_call(None))
         check_caller(self.state.game, call.caller)
         with self._reloaded_when_stale():
             return self.store.keep_call(self.sitting_id, call, replacing)

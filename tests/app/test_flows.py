@@ -514,10 +514,28 @@ def test_a_tap_on_a_ranked_game_in_progress_keeps_the_place_already_won(db):
     play_many(at, 18)  # Ann lays down her whole hand
     click(at, "nocall")
     at.segmented_control[0].set_value("Match table").run()
-    assert any("already taken in this game (1. Ann +3) stands; a tap gives the next" in c.value for c in at.caption)
+    assert any("The place taken in this game (1. Ann +3) stands: a tap gives the next place." in c.value
+               for c in at.caption)
+    assert not any("gives the winner alone 3 points" in c.value for c in at.caption)
+    # Ann has her place: no button gives her another, and with one place left a tap is the whole result
+    assert not [b for b in at.button if b.key == "winner_Ann"] and not at.multiselect
     click(at, "winner_Ben")
     assert "Recorded: 1. Ann +3 · 2. Ben +2" in [t.value for t in at.toast]
     assert stored_state(db).state.table.scores() == {"Ann": 3, "Ben": 2, "Cat": 0}
+
+
+def test_the_places_picked_for_a_ranked_game_in_progress_come_after_those_it_has_given(db):
+    """Picking Ben, Cat and Dev after Ann had gone out recorded Ann, Ben and Cat, and dropped Dev without a word."""
+    at = deal(open_app(), "Ann", "Ben", "Cat", "Dev", rule_table=TableKind.RANKED, rule_max_cards="any")
+    play_many(at, 13)  # Ann lays down her whole hand
+    click(at, "nocall")
+    at.segmented_control[0].set_value("Match table").run()
+    picker = at.multiselect(key="ranked_places")
+    assert picker.label == "Or the places after them, in order (up to two)" and "Ann" not in picker.options
+    picker.select("Cat").select("Ben").run()
+    click(at, "record_places")
+    assert stored_state(db).state.table.rows[-1].places == ("Ann", "Cat", "Ben")
+    assert "Recorded: 1. Ann +3 · 2. Cat +2 · 3. Ben +1" in [t.value for t in at.toast]
 
 
 def test_ranked_table_records_places_in_one_go(db):

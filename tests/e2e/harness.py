@@ -1218,6 +1218,13 @@ def crowd(work: Path) -> dict:
               document.querySelector('.st-key-board').getBoundingClientRect().top -
               document.querySelector('.st-key-undo').getBoundingClientRect().bottom)""")
             page.screenshot(path=str(work / f"crowd-{screen}.png"))
+            if screen == "none":  # the window narrowed to a tablet's 820 px, the sidebar still open beside the game
+                page.set_viewport_size({"width": 820, "height": 1180})
+                page.wait_for_timeout(1000)
+                seen["callers broken inside a word at 820 px"] = page.evaluate(
+                    WORD_BROKEN % "[class*='st-key-cheat_'] button p")
+                page.set_viewport_size({"width": width, "height": height})
+                page.wait_for_timeout(500)
             page.locator("[class*='st-key-cheat_'] button").first.click()
             run.settle()
             run.tap("reveal_honest")

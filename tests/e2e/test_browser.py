@@ -202,6 +202,8 @@ def test_twenty_players_on_a_laptop_or_a_phone_keep_the_next_plays_buttons_on_sc
             assert result[camera]["one line per hand"], result
         assert result[camera]["callers broken inside a word"] == [], result
         assert result[camera]["blank between Undo and the pile (px)"] <= 40, result  # 130 px of empty page
+    # a laptop's window narrowed to 820 px beside the open sidebar: four names to a line broke "Barthol / omew"
+    assert result["none"]["callers broken inside a word at 820 px"] == [], result
 
 
 def test_the_first_tap_on_the_match_table_after_a_deal_is_taken(tmp_path):
