@@ -647,16 +647,15 @@ def seat_action(action: str, index: int) -> None:
 def add_player() -> None:
     """The name in the box seated. The browser empties the box as the name is sent (the form clears on submit), so
     that a name typed at once goes into an empty box: emptied here, on the answer, the box had already taken the next
-    letters, and "Ann", Enter, "Ben" seated "AnnBen". A refused name is put back, to be put right."""
-    typed = st.session_state.get("new_player", "")
-    name = words.clean_name(typed)
+    letters, and "Ann", Enter, "Ben" seated "AnnBen". A refused name is not put back: the box then showed it while
+    the form held an empty one, and "Ann" put right as "Annie" seated "ie". Its message names it instead."""
+    name = words.clean_name(st.session_state.get("new_player", ""))
     seats: list[str] = st.session_state["seats"]
     problem = words.check_name(name, seats)
     if problem is None and len(seats) >= 20:
         problem = "A table takes at most 20 players (two decks)."
     if problem:
         st.session_state["name_problem"] = problem
-        st.session_state["new_player"] = typed
         return
     seats.append(name)
 
@@ -734,8 +733,9 @@ def setup_screen(referee: Referee) -> None:
             # with a message that says the limit, where a box that stops at it would cut a pasted name silently
             a1.text_input("Add a player", key="new_player", placeholder=f"A name of up to {words.MAX_NAME} characters")
             a2.form_submit_button("Add player", key="add_player", on_click=add_player, width="stretch")
-        # said once: the box keeps the refused name to put right, and any other tap (a seat moved, a rule changed,
-        # the next name added) takes the message away, as it no longer answers the last thing done
+        # said once, naming the refused name (the box is emptied as it is sent, see add_player), and any other tap (a
+        # seat moved, a rule changed, the next name added) takes the message away, as it no longer answers the last
+        # thing done
         if problem := st.session_state.pop("name_problem", None):
             st.error(problem)
 

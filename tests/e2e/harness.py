@@ -811,11 +811,13 @@ def names_shown(work: Path) -> dict:
         run.see("Start the sitting")
         run.tap("first_sitting_create")
         run.see("Players, in seating order")
-        # typed one after another as a quick typist does, each name at once after the Enter that added the one
-        # before (before the page has answered: the box took the letters, and "Ann", Enter, "Ben" seated "AnnBen")
+        # typed one after another as a quick typist does (30 ms a key), each name at once after the Enter that added
+        # the one before, before the page has answered: the box took the letters, and "Ann", Enter, "Ben" seated
+        # "AnnBen". (Typed faster than a hand can, with no pause at all, three names sent within one run of the
+        # page are one to Streamlit, which keeps only the last: that is not a table's typing.)
         run.key("new_player").locator("input").last.click()
         for name in LONG_NAMES:
-            run.page.keyboard.type(name)
+            run.page.keyboard.type(name, delay=30)
             run.page.keyboard.press("Enter")
         seated = "() => [...document.querySelectorAll('.st-key-grid_seats strong')].map(e => e.textContent)"
         try:
@@ -824,6 +826,25 @@ def names_shown(work: Path) -> dict:
             pass  # fewer seats (two names seated as one): the test says which
         run.settle()
         result["seated"] = run.page.evaluate(seated)
+        # a name refused: what Enter sends is what the box shows (the refused name was put back in the box while the
+        # form held an empty one: Enter said "the box is empty" under "Jo"), and so is what is seated
+        run.page.keyboard.type("Jo", delay=30)
+        run.page.keyboard.press("Enter")
+        run.see("Jo is already at the table")
+        run.settle()
+        shown = run.key("new_player").locator("input").last.input_value()
+        run.page.keyboard.press("Enter")  # sent as it stands
+        run.page.wait_for_timeout(300)
+        run.settle()
+        result["box after a refusal, and what Enter then says"] = [shown, run.page.evaluate(
+            "() => [...document.querySelectorAll('[data-testid=stAlert]')].map(e => e.innerText).join(' | ')")]
+        run.page.keyboard.type("n")
+        shown = run.key("new_player").locator("input").last.input_value()
+        run.page.keyboard.press("Enter")
+        run.see(f"{len(LONG_NAMES) + 1}. ")
+        run.settle()
+        result["box before Enter, and the seat it made"] = [shown, run.page.evaluate(seated)[-1]]
+        run.tap(f"remove_{len(LONG_NAMES)}")
         run.key("rule_decks").get_by_text("Two decks").click()
         run.settle()
         # the deal button is at the bottom of the setup: the game opens at its top all the same, and a second tap on

@@ -151,6 +151,10 @@ def test_every_cheat_button_shows_its_players_whole_name(tmp_path):
     # names typed back to back, each before the page answered the Enter before it, are seated one by one
     assert result["seated"] == ["1. Alexandria-Marie", "2. Bartholomew", "3. Christopherson", "4. Maximiliano",
                                 "5. Evangeline", "6. Jo"], result
+    shown, said = result["box after a refusal, and what Enter then says"]
+    assert ("the box is empty" in said) == (shown == ""), result
+    shown, seat = result["box before Enter, and the seat it made"]
+    assert seat == f"7. {shown}", result
     # the game opens at its top after a deal, and a second tap on the deal a moment late does not take it back
     assert result["scrolled after the deal"] == 0, result
     assert result["after a second tap on the deal"] == "Alexandria-Marie's turn", result
