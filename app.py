@@ -1797,7 +1797,8 @@ def table_screen(referee: Referee) -> None:
     if players and not in_progress:
         # the setup's own choice (one key, kept in the page's address): a table that only taps results in chooses
         # its scoring here, without a game dealt
-        scoring = st.radio("Table", list(TableKind), key=kept_choice("rule_table", list(TableKind), table.kind),
+        scoring = st.radio("How a game tapped in scores", list(TableKind),
+                           key=kept_choice("rule_table", list(TableKind), table.kind),
                            format_func=words.TABLE_LABELS.get, horizontal=True)
     if players:
         # a ranked game in progress whose first places are taken: those stand, and the buttons give the places after
