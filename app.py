@@ -152,6 +152,10 @@ button:focus-visible, [role="tab"]:focus-visible {outline: 3px solid #1f6feb !im
   [data-testid="stMain"]:has(.cr-hands.crowd) [class*="st-key-cheat_rows_"] .st-key-grid_cheat button p {
     font-size: 0.9rem !important;}
 }
+/* the buttons of a line as high as its highest (a name on two lines made one of three taller) */
+.st-key-grid_cheat [data-testid="stColumn"] > [data-testid="stVerticalBlock"],
+.st-key-grid_cheat [class*="st-key-cheat_"], .st-key-grid_cheat [class*="st-key-cheat_"] > .stButton,
+.st-key-grid_cheat [class*="st-key-cheat_"] button {height: 100%;}
 /* the match table's buttons a finger's 44 px high, as the game's are */
 :is(.st-key-grid_winner, .st-key-csv, .st-key-transcript, .st-key-undo_result, .st-key-record_places) button {
   min-height: 2.75rem;}
