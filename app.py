@@ -42,7 +42,7 @@ from assistant import (  # noqa: E402
     verdict_for,
 )
 from assistant.cards import card_count  # noqa: E402
-from assistant.game import next_dealer, ranked_places_most, seen_conflict  # noqa: E402
+from assistant.game import next_dealer, ranked_places_most, seen_conflict, tapped_since_a_deal  # noqa: E402
 from assistant.referee import Referee  # noqa: E402
 from assistant.rules import RANKED_POINTS, CountRule, Order, TableKind  # noqa: E402
 from assistant.storage import (DATA_SETTING, DB_SETTING, MAX_SITTING_NAME, CalledFirst, CallChanged,  # noqa: E402
@@ -404,8 +404,12 @@ def seen_since_last_event() -> bool:
 
 
 def note_event() -> None:
-    """An event this window recorded: acting taps wait for the page that shows it (:func:`seen_since_last_event`)."""
+    """An event this window recorded: acting taps wait for the page that shows it (:func:`seen_since_last_event`).
+    The "More cards" box starts again for the next play: it kept the 11 one player typed, and the next player's
+    button read "Play 11"."""
     st.session_state["_acted"] = (st.session_state.get("_runs_drawn", 0), time.monotonic())
+    for key in ("play_many_n", "play_many_rank"):
+        st.session_state.pop(key, None)
 
 
 def attempt_event(action: Callable[[], object]) -> bool:
@@ -750,6 +754,9 @@ def setup_screen(referee: Referee) -> None:
             # players and the rules are
             dealer = st.selectbox("Dealer", seats, key=kept_choice(f"dealer_{'|'.join(seats)}", seats,
                                                                    next_dealer(state, tuple(seats)), name="dealer"))
+            if tapped := tapped_since_a_deal(state):  # why the deal has moved on more than one seat
+                st.caption(f"The deal passes to the left once for each game: {words.number(tapped)} "
+                           f"{'game was' if tapped == 1 else 'games were'} recorded by a tap since the last deal here.")
         firsts = ["Dealer's left", "Chosen at random"]
         first_rule = st.radio("First player", firsts, horizontal=True, key=kept_choice("rule_first", firsts, firsts[0]))
 
@@ -863,6 +870,8 @@ def hands_html(game, calling: bool = False) -> str:
             classes.append("out")
             place = game.places.index(name) + 1
             tags.append("winner" if place == 1 else f"place {place}")
+        elif game.over and game.rules.table is TableKind.RANKED:  # beside the places, a tile with no word looked unfinished
+            tags.append("no place")
         tiles.append(
             f"<div class='{' '.join(classes)}'><div class='who'>{name_in_tile(name)}</div>"
             f"<div class='n'>{game.hands[name]}<span class='cr-sr'> {'card' if game.hands[name] == 1 else 'cards'}</span></div><div class='tag'>{esc(' · '.join(tags)) or '&nbsp;'}</div></div>"

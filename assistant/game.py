@@ -252,7 +252,7 @@ def default_dealer(state: State, players: tuple[str, ...]) -> str:
     this rule: it must not change (see :func:`next_dealer` for the one the setup offers)."""
     previous = state.game.dealer if state.game is not None else None
     last_dealt = players.index(previous) + 1 if previous in players else len(players) - 1
-    return players[(last_dealt + _untracked(state)) % len(players)]
+    return players[(last_dealt + tapped_since_a_deal(state)) % len(players)]
 
 
 def next_dealer(state: State, players: tuple[str, ...]) -> str:
@@ -269,11 +269,12 @@ def next_dealer(state: State, players: tuple[str, ...]) -> str:
     start = next((players.index(name) for name in left if name in players), None)
     if start is None:
         return default_dealer(state, players)
-    return players[(start + _untracked(state)) % len(players)]
+    return players[(start + tapped_since_a_deal(state)) % len(players)]
 
 
-def _untracked(state: State) -> int:
-    """The games recorded by one tap on the winner since the last game dealt here."""
+def tapped_since_a_deal(state: State) -> int:
+    """The games recorded by one tap on the winner since the last game dealt here (or since the sitting began): the
+    deal has passed on once for each."""
     untracked = 0
     for row in reversed(state.table.rows):
         if row.tracked:

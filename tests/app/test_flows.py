@@ -311,6 +311,8 @@ def test_ranked_table_plays_on_for_places(db):
     # the places on a line of their own, with the points each earned
     assert "Ann wins!" in text(at) and "1. Ann +3 · 2. Cat +2 · 3. Dan +1" in text(at)
     assert referee.state.table.scores() == {"Ann": 3, "Ben": 0, "Cat": 2, "Dan": 1}
+    # Ben's tile says he took no place, beside the others' places
+    assert "Ben 12 cards no place" in text(at)
 
 
 def test_house_rules_choice_order_passing_and_fours(db):
@@ -535,6 +537,14 @@ def test_the_places_picked_for_a_ranked_game_in_progress_come_after_those_it_has
     click(at, "record_places")
     assert stored_state(db).state.table.rows[-1].places == ("Ann", "Cat", "Ben")
     assert "Recorded: 1. Ann +3 · 2. Cat +2 · 3. Ben +1" in [t.value for t in at.toast]
+
+
+def test_the_more_cards_box_starts_again_for_the_next_player(db):
+    """Ann's 11 stayed in the box, and Ben's button read "Play 11": a tap laid down 11 of his cards."""
+    at = deal(open_app(), "Ann", "Ben", "Cat", "Dev", rule_max_cards="any")
+    play_many(at, 11)
+    assert at.number_input(key="play_many_n").value == 9  # the first number past the eight buttons, as for Ann
+    assert at.button(key="play_many").label == "Play 9"
 
 
 def test_ranked_table_records_places_in_one_go(db):
@@ -925,6 +935,17 @@ def test_the_game_screen_names_a_result_recorded_in_one_tap_after_the_game(db):
     # taken back on the game screen: Sam's win shows again, and is not said aloud a second time
     click(at, "undo")
     assert "Sam wins!" in text(at) and win_keys(at) == said, "a win is said once a game"
+
+
+def test_the_setup_says_why_the_deal_moved_on_after_games_recorded_by_a_tap(db):
+    """After two games tapped in, the setup offered a dealer three seats on, and nothing said why."""
+    at = deal(open_app(), "Ann", "Ben", "Cat", "Dev")  # Dev deals
+    at.segmented_control[0].set_value("Match table").run()
+    click(at, "winner_Ben")  # ends the game in progress: the deal passes on once ...
+    click(at, "winner_Cat")  # ... and once more for a game played without tracking
+    at.segmented_control[0].set_value("Setup").run()
+    assert any("one game was recorded by a tap since the last deal here" in c.value for c in at.caption)
+    assert at.selectbox(key="dealer_Ann|Ben|Cat|Dev").value == "Ben"
 
 
 def win_keys(at: AppTest) -> list[str]:
