@@ -656,7 +656,7 @@ def add_player() -> None:
     """The name in the box seated. The browser empties the box as the name is sent (the form clears on submit), so
     that a name typed at once goes into an empty box: emptied here, on the answer, the box had already taken the next
     letters, and "Ann", Enter, "Ben" seated "AnnBen". A refused name is not put back: the box then showed it while
-    the form held an empty one, and "Ann" put right as "Annie" seated "ie". Its message names it instead."""
+    the form held an empty one, and Enter said "the box is empty" under the name. Its message names it instead."""
     name = words.clean_name(st.session_state.get("new_player", ""))
     seats: list[str] = st.session_state["seats"]
     problem = words.check_name(name, seats)

@@ -19,7 +19,7 @@ from pathlib import Path
 from .cards import card_count
 from .errors import StorageError
 from .referee import Referee
-from .sitting import TranscriptError, replay, state_to_json
+from .sitting import Sitting, TranscriptError, replay, state_to_json
 from .storage import SqliteStore, default_db_path, sitting_name
 
 
@@ -96,7 +96,7 @@ class _Unreadable(Exception):
     """A transcript that cannot be read at all (not there, a folder, no permission), said with its name."""
 
 
-def _read(path: str):
+def _read(path: str) -> Sitting:
     """The sitting a transcript file (- for the standard input) leads to; raises _Unreadable or TranscriptError."""
     try:
         if path == "-":
