@@ -1815,7 +1815,7 @@ def table_screen(referee: Referee) -> None:
                            format_func=words.TABLE_LABELS.get, horizontal=True)
     if players:
         # a ranked game in progress whose first places are taken: those stand, and the buttons give the places after
-        taken = state.game.places if in_progress else ()
+        taken = given_places(referee)
         left = tuple(name for name in players if name not in taken)
         most = ranked_places_most(len(players)) - len(taken)
         if taken:

@@ -16,6 +16,7 @@ import stat
 import sys
 from pathlib import Path
 
+from . import command_line
 from .cards import card_count
 from .errors import StorageError
 from .referee import Referee
@@ -83,7 +84,7 @@ def _import(args: argparse.Namespace) -> int:
     try:
         print(said, flush=True)
     except OSError as error:  # the sitting is stored: a failure said here would have it imported twice
-        _quiet_stdout()
+        command_line.quiet_stdout()
         print(f"{said}; this line could not be written to the output ({error.strerror})", file=sys.stderr)
     return 0
 
@@ -184,31 +185,7 @@ def _summary(state: dict) -> str:
 
 
 def run() -> int:
-    """``main`` for the command line: a reader that stops early (``| head -1``) ends the output quietly, as other
-    tools' output does, instead of with a traceback; output that cannot be written (a full disk, no standard output)
-    and Ctrl-C are said in a line, not a traceback."""
-    if sys.stdout is None:
-        print("the standard output is closed: there is nowhere to write the answer", file=sys.stderr)
-        return 2
-    try:
-        status = main()
-        sys.stdout.flush()  # a pipe is written at exit when Python buffers it: its error must come here, not later
-        return status
-    except BrokenPipeError:
-        _quiet_stdout()
-        return 1
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
-    except OSError as error:  # reading errors are said where they happen: this is the output
-        _quiet_stdout()
-        print(f"cannot write the output: {error.strerror}", file=sys.stderr)
-        return 1
-
-
-def _quiet_stdout() -> None:
-    """Python flushes stdout again at exit: what is left in it goes nowhere, instead of raising there."""
-    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return command_line.run(main)
 
 
 if __name__ == "__main__":

@@ -559,7 +559,7 @@ def _fitted(game: Game, player: str, cards: tuple[Rank, ...]) -> Seen:
 
 def nothing_to_call(game: Game | None) -> str | None:
     """Why no play can be called now, in the table's words, or None while the last play waits for a call. One "no
-    play to call" said this for four different moments, and left the table to guess which."""
+    play to call" was said at each of these moments, and left the table to guess which."""
     if game is None:
         return "no game is being played: nothing to call"
     if game.over:

@@ -17,6 +17,8 @@ import os
 import sys
 from pathlib import Path
 
+from assistant import command_line
+
 
 def _show_path(base: Path, i: int, n: int) -> Path:
     """Where the drawing of image ``i`` of ``n`` goes: OUT.png itself for one image, OUT-1.png... for several
@@ -113,29 +115,7 @@ def main(argv=None) -> int:
 
 
 def run() -> int:
-    """``main`` for the command line: a reader that stops early (``| head -1``) ends the output quietly, as
-    other tools' output does, instead of with a traceback; output that cannot be written (a full disk, no standard
-    output, where every reading was lost with exit status 0) and Ctrl-C are said in a line."""
-    if sys.stdout is None:
-        print("error: the standard output is closed: there is nowhere to write the readings", file=sys.stderr)
-        return 2
-    try:
-        return main()
-    except BrokenPipeError:
-        _quiet_stdout()
-        return 1
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
-    except OSError as error:  # an image that cannot be read is said where it is read: this is the output
-        _quiet_stdout()
-        print(f"error: cannot write the output: {error.strerror}", file=sys.stderr)
-        return 1
-
-
-def _quiet_stdout() -> None:
-    """Python flushes stdout again at exit: what is left in it goes nowhere, instead of raising there."""
-    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return command_line.run(main, prefix="error: ")
 
 
 if __name__ == "__main__":
