@@ -337,10 +337,12 @@ def flash(kind: str, text: str) -> None:
 def show_flashes() -> None:
     """The messages, in a container drawn on every run whether or not there are any: a message that came and went
     above the page's columns would move the live camera's element, and the browser would stop its camera."""
+    toasted = st.session_state["_toasted"] = []  # put in the page's mark, see for_every_player
     with st.container(key="flashes"):
         for kind, text in st.session_state.pop("flash", []):
             if kind.startswith("toast"):
                 st.toast(text, duration="long" if kind == "toast_long" else TOAST_SECONDS)
+                toasted.append(text)
             else:
                 getattr(st, kind)(text)
 
@@ -2035,6 +2037,10 @@ def for_every_player() -> None:
     - buttons get the names a screen reader says (``data-spoken``: "Ben calls Cheat!", where the button says "Ben");
     - a new verdict, and the turn when it changes, are said through a live region, as the voice says them to the
       table (the voice is off, or missing, in many browsers);
+    - what a tap did, said in a corner, goes once the game has moved on (``data-moment``, the sitting's events):
+      "Took back Dev's play." left up through the next plays read as if another play had been taken back. A toast is
+      known by its words among those the run that drew it showed (``data-toasts``); one whose run never finished
+      stays its time;
     - after a key or a keyboard's Enter acted, the focus, which Streamlit's redraw drops to the page's body, goes back
       to the button of the same key, or to the first button of the turn: a keyboard's player went back to the top
       of the page, eleven Tabs from the first play, after each action."""
@@ -2059,8 +2065,11 @@ def for_every_player() -> None:
   const using = on => { keyboard = on; document.documentElement.classList.toggle("cr-kbd", on); };
   document.addEventListener("keydown", () => using(true), true);
   document.addEventListener("pointerdown", () => using(false), true);
-  // a click no pointer made: Enter or Space on a button, or a screen reader's own "activate" (which sends no key)
-  document.addEventListener("click", e => { if (e.detail === 0) using(true); }, true);
+  // a click no pointer made: Enter or Space on a button, or a screen reader's own "activate" (which sends no key);
+  // not this page's own click that closes a toast
+  document.addEventListener("click", e => {
+    if (e.detail === 0 && !e.target.closest('[data-testid="stToast"]')) using(true);
+  }, true);
   // the button a keyboard reached (a mouse's click also focuses a button, which a later key must not go back to)
   document.addEventListener("focusin", e => {
     if (e.target.tagName === "BUTTON") focused = keyboard ? keyOf(e.target) : null;
@@ -2070,6 +2079,25 @@ def for_every_player() -> None:
     document.querySelectorAll('[data-testid="stToast"]').forEach(t => {
       const text = t.innerText.trim();  // empty for a moment as it comes in
       if (text && !told.has(t)) { told.add(t); said.push(text); }
+    });
+  };
+  // a toast's moment, from the first whole page whose run showed it; closed a second after the game moves on from it
+  const words = text => text.replace(/[^\\p{L}\\p{N}]/gu, "");
+  const momentOf = new WeakMap();
+  const retire = mark => {
+    const shownThen = JSON.parse(mark.dataset.toasts || "[]").map(words);
+    document.querySelectorAll('[data-testid="stToast"]').forEach(t => {
+      const body = t.querySelector('[data-testid="stToastText"]');
+      const text = words(body ? body.innerText : "");
+      if (!momentOf.has(t)) {
+        if (text && shownThen.includes(text)) momentOf.set(t, {moment: mark.dataset.moment, since: Date.now()});
+        return;
+      }
+      const then = momentOf.get(t);
+      if (then.moment !== mark.dataset.moment && Date.now() - then.since > 1000) {
+        const close = t.querySelector('[aria-label="Close"]');
+        if (close) close.click();
+      }
     });
   };
   // said at once: the turn written after a toast in the same moment replaced it before a screen reader read it
@@ -2082,6 +2110,7 @@ def for_every_player() -> None:
     const marks = document.querySelectorAll(".cr-drawn");
     const mark = marks[marks.length - 1];
     if (!mark) return say(said);
+    retire(mark);
     // the names at once for a new page, then about once a second (a button drawn again loses its name)
     if (mark.dataset.run !== spokenRun) {
       spokenRun = mark.dataset.run;
@@ -2119,12 +2148,13 @@ FOCUS_FIRST = ("[class*='st-key-cheat_']", "[class*='st-key-play_']:not(.st-key-
                "[class*='st-key-winner_']", ".st-key-undo")
 
 
-def arrive(view: str) -> None:
+def arrive(view: str, moment: str) -> None:
     """A screen the window switched to opens at its top, where the turn and the rank due are, not at the height the
     last screen was scrolled to (the deal button is at the bottom of the setup); and where the setup gives way to the
     game (a deal, or the screen picked), taps are ignored for a moment (the guard a tap on the deal began ends then).
     Drawn last, in a container that is always there: nothing above the camera moves; the screen is noted here, at
-    the end of a run that drew it whole (a run cut short by a tap never gets here)."""
+    the end of a run that drew it whole (a run cut short by a tap never gets here). ``moment`` is the sitting's
+    state as the page shows it, which changes whenever an event is recorded or taken back (see for_every_player)."""
     ss = st.session_state
     previous, ss["_drawn_view"] = ss.get("_drawn_view"), view
     ss["_runs_drawn"] = ss.get("_runs_drawn", 0) + 1
@@ -2132,7 +2162,8 @@ def arrive(view: str) -> None:
         # the mark of a page drawn whole, which releases the taps a tap held (see guard_taps)
         # the session's own token in it: a new session (a server started again) numbers its runs from 1 again
         token = ss.setdefault("_page_token", uuid.uuid4().hex[:8])
-        st.html(f"<div class='cr-drawn' data-run='{token}:{ss['_runs_drawn']}' "
+        st.html(f"<div class='cr-drawn' data-run='{token}:{ss['_runs_drawn']}' data-moment='{esc(moment)}' "
+                f"data-toasts='{esc(json.dumps(ss.get('_toasted', [])))}' "
                 f"data-spoken='{esc(json.dumps(spoken_names(ss.get('_spoken', {}))))}'></div>")
         guard_taps()
         for_every_player()
@@ -2314,7 +2345,7 @@ def main() -> None:
     else:
         screen(referee, view)
     watch_other_tabs(referee)
-    arrive(view)
+    arrive(view, f"{st.session_state['_sitting_key']}:{len(referee.sitting.log)}")
 
 
 def screen(referee: Referee, view: str) -> None:

@@ -661,6 +661,17 @@ def sidebar_widths(run: Run) -> dict:
 CAMERA_WHYS = ("insecure", "none", "denied")
 
 
+def _page_then(page, work: Path) -> str:
+    """What a second browser's page showed when a step failed: its words (the start), and failure.png."""
+    if page is None:
+        return "(no page was opened)"
+    try:
+        page.screenshot(path=str(work / "failure.png"))
+        return page.locator("body").inner_text(timeout=5000)[:1500]
+    except Exception as error:
+        return f"(the page could not be read: {type(error).__name__})"
+
+
 def camera_notes(work: Path) -> dict:
     """Which note beside the browser's camera shows (app.CAMERA_NOTES): in the test's browser with its fake
     camera, in a second browser with no camera (the live camera, then the snapshot at a call), and in a third
@@ -679,10 +690,15 @@ def camera_notes(work: Path) -> dict:
         for name, args in (("no camera", []), ("refused", ["--use-fake-device-for-media-stream", "--deny-permission-prompts"])):
             browser = run.pw.chromium.launch(executable_path=CHROMIUM, headless=True,
                                              args=["--no-sandbox", "--disable-gpu", *args])
+            page = None
             try:
                 page = browser.new_page(viewport={"width": 1280, "height": 1000})
+                loading = time.time()
                 page.goto(f"http://127.0.0.1:{run.port}/")
-                page.locator(WEBRTC_FRAME).first.wait_for()  # the game is on, with the live camera beside it
+                # the game is on, with the live camera beside it; a fresh browser fetches the whole app first,
+                # which on a busy two-core machine has taken more than the usual 30 s
+                page.locator(WEBRTC_FRAME).first.wait_for(timeout=90_000)
+                result[f"{name}: seconds to the camera"] = round(time.time() - loading, 1)
                 page.wait_for_timeout(1500)
                 result[name] = shown(page)
                 if name == "no camera":  # the snapshot asks for a permission there is no camera for
@@ -696,6 +712,9 @@ def camera_notes(work: Path) -> dict:
                     page.frame_locator(WEBRTC_FRAME).get_by_role("button", name="START").click()
                     page.wait_for_timeout(3000)
                     result["refused after START"] = shown(page)
+            except Exception:
+                result["page then"] = _page_then(page, work)
+                raise
             finally:
                 browser.close()
         result["ok"] = True
@@ -984,6 +1003,14 @@ def for_every_player(work: Path) -> dict:
         settled("Ann's turn")
         page.wait_for_timeout(1500)
         result["said after U again"] = page.evaluate("() => window.__liveTexts")
+        # what a tap did stays in its corner until the game moves on, and no longer
+        toasts = lambda: page.evaluate(  # noqa: E731
+            "() => [...document.querySelectorAll('[data-testid=\"stToastText\"]')].map(t => t.innerText.trim())")
+        result["toasts before the next play"] = toasts()
+        page.keyboard.press("2")
+        settled("Ben's turn")
+        page.wait_for_timeout(1500)
+        result["toasts after the next play"] = toasts()
     return result
 
 

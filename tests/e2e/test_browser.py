@@ -51,7 +51,8 @@ def harness(tmp_path: Path, mode: str, *options: str, timeout: float) -> dict:
     assert result_file.exists(), f"the harness wrote no result:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     result = json.loads(result_file.read_text())
     log = (tmp_path / "server.log").read_text()[-3000:] if (tmp_path / "server.log").exists() else ""
-    assert result["ok"], f"{result.get('error')}\nserver log:\n{log}"
+    shown = f"\nthe page showed:\n{result['page then']}" if "page then" in result else ""
+    assert result["ok"], f"{result.get('error')}{shown}\nserver log:\n{log}"
     return result
 
 
@@ -117,7 +118,7 @@ def test_the_camera_says_in_words_why_it_cannot_start(tmp_path):
     """A browser with no camera, or one refused the camera, shows only its own error name after START
     ("NotFoundError: Requested device not found"), and the snapshot asks for a permission there is no camera for:
     the app says what to do, and says nothing when a camera works."""
-    result = harness(tmp_path, "camera", timeout=150)
+    result = harness(tmp_path, "camera", timeout=300)
     assert result["fake camera"] == [] and result["no camera"] == ["none"], result
     assert result["snapshot, no camera"] == ["none"], result
     assert result["refused after START"] == ["denied"], result
@@ -189,6 +190,9 @@ def test_a_player_without_sight_or_mouse_is_told_each_move_and_keeps_the_focus(t
     # what a tap did and the turn it brought, said together (the turn written after the toast replaced it)
     said = " / ".join(result["said after U again"])
     assert "Took back Ann's play." in said and "Ann's turn. claims aces" in said, result
+    # "Took back Ann's play." stayed its 7 s through Ann's next play, as if that had been taken back too
+    assert "Took back Ann's play." in result["toasts before the next play"], result
+    assert not any(t.startswith("Took back") for t in result["toasts after the next play"]), result
 
 
 def test_twenty_players_on_a_laptop_or_a_phone_keep_the_next_plays_buttons_on_screen(tmp_path):
