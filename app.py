@@ -1789,7 +1789,9 @@ def table_screen(referee: Referee) -> None:
     if scores and table.rows:  # before a game is finished, a standing of noughts and an empty chart say nothing
         ranking = sorted(scores.items(), key=lambda kv: (-kv[1], list(scores).index(kv[0])))
         st.subheader("Standing", anchor=False)
-        st.dataframe({"Player": [p for p, _ in ranking], unit: [s for _, s in ranking]}, hide_index=True, key="standing")
+        # a plain table, as the deal's: the data grid put a Hebrew name at its cell's right edge, and a toolbar and
+        # grid cells between a screen reader and the winner buttons
+        st.table({"Player": [p for p, _ in ranking], unit: [s for _, s in ranking]}, hide_index=True)
         import pandas as pd
 
         frame = pd.DataFrame({"player": [p for p, _ in ranking], "score": [s for _, s in ranking]})
@@ -1859,10 +1861,8 @@ def table_screen(referee: Referee) -> None:
         }
         if TableKind.RANKED not in kinds:
             del history["Places"]  # the winner again, on a match table
-        # room for a whole name of 16 letters ("Bartholomew Kemp" was cut where the first rows' names were short)
-        st.dataframe(history, hide_index=True, key="history", column_config={
-            "Winner": st.column_config.TextColumn(width="medium"), "Places": st.column_config.TextColumn(width="large"),
-            "Players": st.column_config.TextColumn(width="large")})
+        # a plain table, whose cells wrap: the data grid cut long names, and took a sideways scroll on a phone
+        st.table(history, hide_index=True)
     else:
         st.caption("No game finished yet in this sitting.")
     if isinstance(referee.sitting.last_counted, Winner):

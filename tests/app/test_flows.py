@@ -364,9 +364,9 @@ def test_match_table_one_tap_winner_standing_history_csv(db):
         click(at, f"winner_{name}")
     referee = stored_state(db)
     assert referee.state.table.scores() == {"Alice": 2, "Ben": 1, "Cara": 0, "Dev": 0}
-    standing = at.dataframe[0].value
+    standing = at.table[0].value
     assert list(standing["Player"])[:2] == ["Alice", "Ben"] and list(standing["Wins"]) == [2, 1, 0, 0]
-    history = at.dataframe[1].value
+    history = at.table[1].value
     assert list(history["Winner"]) == ["Alice", "Ben", "Alice"]
     assert list(history["Tracked"]) == ["one tap"] * 3
     assert "Places" not in history, "on a match table the places are the winner again"
@@ -454,10 +454,10 @@ def test_an_undo_or_a_play_from_a_window_that_has_not_shown_another_windows_call
 def test_a_match_table_before_any_game_shows_no_standing_of_noughts(db):
     at = deal(open_app(), "Ann", "Ben")
     at.segmented_control[0].set_value("Match table").run()
-    assert not at.dataframe and not at.get("vega_lite_chart") and "Standing" not in [h.value for h in at.subheader]
+    assert not at.table and not at.get("vega_lite_chart") and "Standing" not in [h.value for h in at.subheader]
     assert "No game finished yet in this sitting." in text(at)
     click(at, "winner_Ann")
-    assert list(at.dataframe[0].value["Wins"]) == [1, 0]
+    assert list(at.table[0].value["Wins"]) == [1, 0]
 
 
 def test_two_sittings_of_one_name_begun_the_same_day_are_told_apart_in_the_sidebar(db):
@@ -563,9 +563,9 @@ def test_ranked_table_records_places_in_one_go(db):
     assert at.multiselect(key="ranked_places").value == [] and at.button(key="record_places").disabled
     assert referee.state.table.scores() == {"Ann": 2, "Ben": 0, "Cat": 3}
     assert referee.state.game.over  # the tracked game in progress ended with this result
-    assert list(at.dataframe[0].value["Points"]) == [3, 2, 0]
+    assert list(at.table[0].value["Points"]) == [3, 2, 0]
     # ... and the History does not say the referee saw it played out
-    assert list(at.dataframe[1].value["Tracked"]) == ["until a tap"]
+    assert list(at.table[1].value["Tracked"]) == ["until a tap"]
 
 
 def test_a_database_that_cannot_be_opened_is_reported(tmp_path, monkeypatch):
@@ -815,7 +815,7 @@ def match_then_ranked_win() -> AppTest:
 def test_a_sitting_that_mixes_match_and_ranked_games_says_how_each_scores(db):
     at = match_then_ranked_win()
     assert "match games: one point per win; ranked games: 3-2-1 points for places" in text(at)
-    standing = at.dataframe[0].value
+    standing = at.table[0].value
     assert list(standing["Player"]) == ["Maya", "Sam"] and list(standing["Points"]) == [3, 1]
 
 
@@ -854,7 +854,7 @@ def test_a_correction_given_up_keeps_the_first_verdict(db):
 
 
 def test_the_history_says_which_games_were_match_and_which_ranked(db):
-    history = match_then_ranked_win().dataframe[1].value
+    history = match_then_ranked_win().table[1].value
     assert list(history["Table"]) == ["match", "ranked"]
     assert list(history["Places"]) == ["Sam", "Maya"]
 
