@@ -1785,24 +1785,6 @@ def table_screen(referee: Referee) -> None:
     kinds = {row.kind for row in table.rows} or {table.kind}
     unit = "Wins" if kinds == {TableKind.MATCH} else "Points"
     st.caption(f"{len(table.rows)} game{'s' if len(table.rows) != 1 else ''} finished · " + words.scoring(kinds))
-    scores = table.scores()
-    if scores and table.rows:  # before a game is finished, a standing of noughts and an empty chart say nothing
-        ranking = sorted(scores.items(), key=lambda kv: (-kv[1], list(scores).index(kv[0])))
-        st.subheader("Standing", anchor=False)
-        # a plain table, as the deal's: the data grid put a Hebrew name at its cell's right edge, and a toolbar and
-        # grid cells between a screen reader and the winner buttons
-        st.table({"Player": [p for p, _ in ranking], unit: [s for _, s in ranking]}, hide_index=True)
-        import pandas as pd
-
-        frame = pd.DataFrame({"player": [p for p, _ in ranking], "score": [s for _, s in ranking]})
-        chart = alt.Chart(frame).mark_bar(color="#d93a2b").encode(
-            x=alt.X("score:Q", title=unit, axis=alt.Axis(tickMinStep=1)),
-            y=alt.Y("player:N", sort=[p for p, _ in ranking], title=None,  # ties in the standing's order
-                    axis=alt.Axis(labelFontSize=16, labelOverlap=False, labelLimit=240)),
-        )
-        # room for the score axis below the bars, and a full 16 px label for every player
-        st.altair_chart(chart, width="stretch", height=60 + 40 * len(ranking))
-
     # the game's players; with no game (its deal undone, or none yet), those seated, then those of the table or of
     # the last deal made
     last_dealt = next((e.players for e in reversed(referee.sitting.log) if isinstance(e, NewGame)), ())
@@ -1848,6 +1830,29 @@ def table_screen(referee: Referee) -> None:
             button(st, "Record these places", key="record_places", disabled=not places, on_click=act_from_state, args=("places", log_len))
     else:
         st.caption("Add the players in the setup first.")
+    if isinstance(referee.sitting.last_counted, Winner):  # a wrong tap taken back where it was made
+        button(st, "Undo the last result", key="undo_result", on_click=act, args=(Undo(), log_len))
+
+    # the standing under the winner buttons: above them, the first result recorded pushed them down, and with eight
+    # players its table and chart put them under a laptop's screen
+    scores = table.scores()
+    if scores and table.rows:  # before a game is finished, a standing of noughts and an empty chart say nothing
+        ranking = sorted(scores.items(), key=lambda kv: (-kv[1], list(scores).index(kv[0])))
+        st.subheader("Standing", anchor=False)
+        standing, bars = st.columns([2, 3], gap="medium")  # side by side where there is room; on a phone one above
+        # a plain table, as the deal's: the data grid put a Hebrew name at its cell's right edge, and a toolbar and
+        # grid cells for a keyboard to go through
+        standing.table({"Player": [p for p, _ in ranking], unit: [s for _, s in ranking]}, hide_index=True)
+        import pandas as pd
+
+        frame = pd.DataFrame({"player": [p for p, _ in ranking], "score": [s for _, s in ranking]})
+        chart = alt.Chart(frame).mark_bar(color="#d93a2b").encode(
+            x=alt.X("score:Q", title=unit, axis=alt.Axis(tickMinStep=1)),
+            y=alt.Y("player:N", sort=[p for p, _ in ranking], title=None,  # ties in the standing's order
+                    axis=alt.Axis(labelFontSize=16, labelOverlap=False, labelLimit=240)),
+        )
+        # room for the score axis below the bars, and a full 16 px label for every player
+        bars.altair_chart(chart, width="stretch", height=60 + 40 * len(ranking))
 
     st.subheader("History", anchor=False)
     if table.rows:
@@ -1865,8 +1870,6 @@ def table_screen(referee: Referee) -> None:
         st.table(history, hide_index=True)
     else:
         st.caption("No game finished yet in this sitting.")
-    if isinstance(referee.sitting.last_counted, Winner):
-        button(st, "Undo the last result", key="undo_result", on_click=act, args=(Undo(), log_len))
     d1, d2 = st.columns(2)
     d1.download_button("Download the match table (CSV)", referee.table_csv_file(), file_name="match-table.csv",
                        mime="text/csv", key="csv", on_click="ignore", wrap=True)
