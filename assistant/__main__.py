@@ -12,8 +12,10 @@ import argparse
 import io
 import json
 import os
+import sqlite3
 import stat
 import sys
+from contextlib import closing
 from pathlib import Path
 
 from . import command_line
@@ -72,12 +74,21 @@ def _sitting_number(text: str) -> int:
 
 def _import(args: argparse.Namespace) -> int:
     """The transcript read and replayed, and the name checked, before the database is opened: a file that cannot be
-    imported leaves no database behind (a mistyped --db made one, empty, and its folders)."""
+    imported leaves no database behind (a mistyped --db made one, empty, and its folders). A database made for an
+    import that then failed to be stored (a full disk) is taken away again, with the folders made for it."""
+    path = Path(args.db).expanduser() if args.db else default_db_path()
+    made = _first_missing(path)
+    store = None
     try:
         name = sitting_name(args.name)
         sitting = _read(args.file)
-        referee = Referee.import_sitting(SqliteStore(args.db), name, sitting)
+        store = SqliteStore(path)
+        referee = Referee.import_sitting(store, name, sitting)
     except (_Unreadable, StorageError, TranscriptError) as error:
+        if store is not None:
+            store.close()
+        if made is not None:
+            _take_back(path, made)
         print(str(error), file=sys.stderr)
         return 2
     said = f"imported {_events(len(sitting.log))} as sitting {referee.sitting_id} ({name})"
@@ -87,6 +98,39 @@ def _import(args: argparse.Namespace) -> int:
         command_line.quiet_stdout()
         print(f"{said}; this line could not be written to the output ({error.strerror})", file=sys.stderr)
     return 0
+
+
+def _first_missing(path: Path) -> Path | None:
+    """The outermost of ``path`` and its folders that is not there yet (None where the file is)."""
+    missing = None
+    try:
+        for candidate in (path, *path.parents):
+            if candidate.exists() or candidate.is_symlink():
+                break
+            missing = candidate
+    except OSError:  # a folder on the way this user may not enter: the database's opening says so
+        return None
+    return missing
+
+
+def _take_back(path: Path, made: Path) -> None:
+    """The database this import made, and the folders made for it, removed: only where it holds no sitting (another
+    referee may have started on the new file meantime), and only folders left empty."""
+    try:
+        with closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as db:
+            if db.execute("SELECT count(*) FROM sittings").fetchone()[0]:
+                return
+    except sqlite3.Error:
+        pass  # empty, or its tables never made
+    for leftover in (path, *(path.with_name(path.name + end) for end in ("-journal", "-wal", "-shm"))):
+        leftover.unlink(missing_ok=True)
+    for folder in path.parents:
+        if folder == made.parent or not folder.is_relative_to(made):
+            break
+        try:
+            folder.rmdir()
+        except OSError:
+            break
 
 
 def _events(n: int) -> str:

@@ -12,6 +12,7 @@ import os
 import shutil
 import sqlite3
 import time
+from contextlib import closing
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -271,6 +272,18 @@ class SqliteStore:
         can still be shown)."""
         if not self.path.exists():
             return False
+        try:
+            kind, why, complete = self._look()
+        except sqlite3.OperationalError as error:
+            if getattr(error, "sqlite_errorname", "") != "SQLITE_READONLY_ROLLBACK" or self._cannot_write():
+                raise
+            self._undo_interrupted_write()
+            kind, why, complete = self._look()
+        self._refuse(kind, why)
+        return kind == "ours" and complete
+
+    def _look(self) -> tuple[str, str, bool]:
+        """Whose the file is (see :func:`_kind`), and whether it holds every table, read in one snapshot."""
         probe = sqlite3.connect(self._read_only_uri(), uri=True, timeout=BUSY_MS / 1000)
         try:
             probe.execute("BEGIN")
@@ -279,8 +292,15 @@ class SqliteStore:
             probe.execute("COMMIT")
         finally:
             probe.close()
-        self._refuse(kind, why)
-        return kind == "ours" and complete
+        return kind, why, complete
+
+    def _undo_interrupted_write(self) -> None:
+        """Roll back the write that a process stopped midway left in the file's ``-journal`` (a referee killed while
+        it made a new file's tables), as SQLite does on the first read of a connection that may write: a read-only
+        look cannot, and the file could never be opened again. Nothing acknowledged is lost: a write is acknowledged
+        only once committed, and a committed write leaves no such journal."""
+        with closing(sqlite3.connect(self.path, timeout=BUSY_MS / 1000)) as db:
+            db.execute("SELECT count(*) FROM sqlite_master").fetchone()
 
     def _close_quietly(self) -> None:
         if self._db is not None:
@@ -617,6 +637,9 @@ def _in_words(error: sqlite3.Error, path: Path) -> str:
     """SQLite's message, and what it means here where it does not say: a "readonly database" is the file or its
     folder (where the journal is kept beside it, ``-wal`` and ``-shm``) that may not be written."""
     text = str(error)
+    if getattr(error, "sqlite_errorname", "") == "SQLITE_READONLY_ROLLBACK":  # see SqliteStore._undo_interrupted_write
+        return (f"{text} (a write that stopped midway, a crash or a power cut, is in {path.name}-journal beside it, "
+                "and only a user who may write the file and its folder can undo it: open it as that user once)")
     if "no such table: open_calls" in text and not os.access(path, os.W_OK):  # see _claim_unless_read_only
         return ("the file is read-only, and older than the referee's table of open calls: the games in it can be "
                 "shown, not added to")

@@ -245,6 +245,29 @@ def test_an_import_that_fails_leaves_no_database_or_folders_behind(tmp_path):
     assert not (tmp_path / "new").exists()
 
 
+def test_an_import_the_disk_cannot_take_leaves_no_new_database_behind_and_keeps_an_old_one(tmp_path, monkeypatch,
+                                                                                               capsys):
+    """A full disk refused the import's write after the database was made: an empty file stayed at the new --db (an
+    audit, on a full tmpfs). The file and its folders made for the import go again; a database already there stays."""
+    from assistant import __main__ as cli
+    from assistant.referee import Referee
+
+    def full(*args, **kwargs):
+        raise StorageError("cannot write to the database: database or disk is full (the disk is full)")
+
+    transcript = tmp_path / "in.jsonl"
+    transcript.write_text('{"event": "winner", "player": "Ann", "players": ["Ann", "Ben"]}\n')
+    old = tmp_path / "old.sqlite3"
+    Referee.new(SqliteStore(old), "Friday").store.close()
+    monkeypatch.setattr(Referee, "import_sitting", full)
+    new = tmp_path / "new" / "a" / "r.sqlite3"
+    for db in (new, old):
+        assert cli.main(["import", str(transcript), "--name", "Saturday", "--db", str(db)]) == 2
+        assert "the disk is full" in capsys.readouterr().err
+    assert not (tmp_path / "new").exists()
+    assert [s.name for s in SqliteStore(old).sittings()] == ["Friday"]
+
+
 def test_a_transcript_is_imported_from_the_standard_input_and_counted_in_words(tmp_path):
     db = str(tmp_path / "r.sqlite3")
     line = '{"event": "winner", "player": "Ann", "players": ["Ann", "Ben"]}\n'
