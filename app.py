@@ -342,7 +342,8 @@ def show_flashes() -> None:
         for kind, text in st.session_state.pop("flash", []):
             if kind.startswith("toast"):
                 st.toast(text, duration="long" if kind == "toast_long" else TOAST_SECONDS)
-                toasted.append(text)
+                if kind == "toast":  # a place given stays its time: a table busy with the next play may miss it
+                    toasted.append(text)
             else:
                 getattr(st, kind)(text)
 
@@ -1187,16 +1188,21 @@ def game_screen(referee: Referee) -> None:
                     f"<div class='cr-due'>{words.name_html(claim.player)} claimed {esc(words.claim_text(claim))}: "
                     f"turn those cards face up</div>", unsafe_allow_html=True)
     elif game.awaiting_call and claim is not None and game.hands[claim.player] == 0:
+        # on a ranked table play goes on: the next player's play is the "nobody calls", and the line names them
+        choices = ("Cheat! or nobody calls" if game.turn is None or last_play_ends_the_game(referee, game) else
+                   f"Cheat!, nobody calls, or {words.name_html(game.turn)} plays on "
+                   f"({esc(words.ranks_due(game.ranks_allowed))})")
         st.markdown(f"<div class='cr-turn' role='heading' aria-level='1'>{words.name_html(claim.player)} played their last cards</div>"
-                    f"<div class='cr-due'>Cheat! or nobody calls: {words.name_html(claim.player)} is out only if the play survives</div>",
-                    unsafe_allow_html=True)
+                    f"<div class='cr-due'>{choices}: {words.name_html(claim.player)} is out only if the play "
+                    "survives</div>", unsafe_allow_html=True)
     elif game.turn is not None:
         st.markdown(f"<div class='cr-turn' role='heading' aria-level='1'>{words.name_html(game.turn, chr(39) + 's')} turn</div>"
                     f"<div class='cr-due'>claims {esc(words.ranks_due(game.ranks_allowed))}</div>", unsafe_allow_html=True)
 
     if verdict_fresh:
         kind = "cr-lie" if verdict.lie else "cr-honest"
-        st.markdown(f"<div class='cr-verdict {kind}' data-verdict='{referee.sitting_id}:{log_len}'>"
+        said_as = f"{st.session_state['_sitting_key']}:{referee.sitting.last_counted_at}"  # once, through undos after it
+        st.markdown(f"<div class='cr-verdict {kind}' data-verdict='{esc(said_as)}'>"
                     f"{esc(verdict.announcement())}</div>", unsafe_allow_html=True)
         shown = words.cards_shown(verdict.revealed, ", ")
         were = "the card was" if len(verdict.revealed) == 1 else "the cards were"
@@ -1204,7 +1210,7 @@ def game_screen(referee: Referee) -> None:
         said, correct = st.columns([3, 1], vertical_alignment="center")
         said.markdown(f"<div class='cr-sub'>{esc(verdict.caller)} called {esc(verdict.challenged)}'s "
                       f"{esc(words.claim_text(verdict.claim))}: {were} {esc(shown)}</div>", unsafe_allow_html=True)
-        speak(verdict.announcement(), f"verdict:{st.session_state['_sitting_key']}:{log_len}")
+        speak(verdict.announcement(), f"verdict:{said_as}")
         button(correct, "Correct the revealed cards", key="correct_verdict", on_click=correct_last_verdict,
                args=(log_len,), width="stretch", wrap=True)
 
@@ -2040,7 +2046,8 @@ def for_every_player() -> None:
     - buttons get the names a screen reader says (``data-spoken``: "Ben calls Cheat!", where the button says "Ben");
     - a new verdict, and the turn when it changes, are said through a live region, as the voice says them to the
       table (the voice is off, or missing, in many browsers);
-    - what a tap did, said in a corner, goes once the game has moved on (``data-moment``, the sitting's events):
+    - what a tap did, said in a corner, goes once the game has moved on (``data-moment``: the sitting's events, and
+      the call open with its cards):
       "Took back Dev's play." left up through the next plays read as if another play had been taken back. A toast is
       known by its words among those the run that drew it showed (``data-toasts``); one whose run never finished
       stays its time;
@@ -2052,7 +2059,7 @@ def for_every_player() -> None:
   if (window.__cheatForEveryPlayer) return;
   window.__cheatForEveryPlayer = true;
   const FIRST = %s;
-  let run = null, turn = null, verdict = null, keyboard = false, focused = null, told = new WeakSet();
+  let run = null, turn = null, verdicts = new Set(), keyboard = false, focused = null, told = new WeakSet();
   let spokenRun = null, spoken = [], ticks = 0;
   const live = document.createElement("div");
   live.id = "cr-live";
@@ -2104,7 +2111,10 @@ def for_every_player() -> None:
     });
   };
   // said at once: the turn written after a toast in the same moment replaced it before a screen reader read it
-  const say = said => { if (said.length) live.textContent = said.join(". "); };
+  // (one full stop between, where a toast's sentence has its own)
+  const say = said => {
+    if (said.length) live.textContent = said.reduce((all, one) => all + (/[.!?]$/.test(all) ? " " : ". ") + one);
+  };
   const usable = sel => [...document.querySelectorAll(sel)].find(b => !b.disabled && b.offsetParent !== null);
   const tick = () => {
     const said = [];
@@ -2124,11 +2134,16 @@ def for_every_player() -> None:
       document.querySelectorAll("." + cls + " button").forEach(b => {
         if (b.getAttribute("aria-label") !== name) b.setAttribute("aria-label", name);
       }));
+    // a verdict said once (its mark is where it stands in the log): shown again when the play after it is taken
+    // back, it is not news
     const shown = document.querySelector(".cr-verdict");
-    const now = [...document.querySelectorAll(".cr-turn, .cr-due")].map(e => e.innerText.trim()).join(". ");
-    if (shown && shown.dataset.verdict !== verdict) said.push(shown.innerText.trim());
+    // the winner too: the end of a game was never said
+    const now = [...document.querySelectorAll(".cr-turn, .cr-due, .cr-win")].map(e => e.innerText.trim()).join(". ");
+    if (shown && !verdicts.has(shown.dataset.verdict)) {
+      said.push(shown.innerText.trim());
+      verdicts.add(shown.dataset.verdict);
+    }
     if (now && now !== turn) said.push(now);
-    verdict = shown ? shown.dataset.verdict : null;
     if (now) turn = now;
     say(said);
     if (mark.dataset.run === run) return;
@@ -2151,13 +2166,14 @@ FOCUS_FIRST = ("[class*='st-key-cheat_']", "[class*='st-key-play_']:not(.st-key-
                "[class*='st-key-winner_']", ".st-key-undo")
 
 
-def arrive(view: str, moment: str) -> None:
+def arrive(view: str, events: int) -> None:
     """A screen the window switched to opens at its top, where the turn and the rank due are, not at the height the
     last screen was scrolled to (the deal button is at the bottom of the setup); and where the setup gives way to the
     game (a deal, or the screen picked), taps are ignored for a moment (the guard a tap on the deal began ends then).
     Drawn last, in a container that is always there: nothing above the camera moves; the screen is noted here, at
-    the end of a run that drew it whole (a run cut short by a tap never gets here). ``moment`` is the sitting's
-    state as the page shows it, which changes whenever an event is recorded or taken back (see for_every_player)."""
+    the end of a run that drew it whole (a run cut short by a tap never gets here). ``events`` is the length of
+    the sitting's log: with the call open and its cards, the moment of the game the page shows, which changes with
+    every event recorded or taken back and every card tapped in (see for_every_player)."""
     ss = st.session_state
     previous, ss["_drawn_view"] = ss.get("_drawn_view"), view
     ss["_runs_drawn"] = ss.get("_runs_drawn", 0) + 1
@@ -2165,7 +2181,8 @@ def arrive(view: str, moment: str) -> None:
         # the mark of a page drawn whole, which releases the taps a tap held (see guard_taps)
         # the session's own token in it: a new session (a server started again) numbers its runs from 1 again
         token = ss.setdefault("_page_token", uuid.uuid4().hex[:8])
-        st.html(f"<div class='cr-drawn' data-run='{token}:{ss['_runs_drawn']}' data-moment='{esc(moment)}' "
+        st.html(f"<div class='cr-drawn' data-run='{token}:{ss['_runs_drawn']}' "
+                f"data-moment='{esc(ss.get('_sitting_key', ''))}:{events}:{esc(repr(ss.get('call')))}' "
                 f"data-toasts='{esc(json.dumps(ss.get('_toasted', [])))}' "
                 f"data-spoken='{esc(json.dumps(spoken_names(ss.get('_spoken', {}))))}'></div>")
         guard_taps()
@@ -2348,7 +2365,7 @@ def main() -> None:
     else:
         screen(referee, view)
     watch_other_tabs(referee)
-    arrive(view, f"{st.session_state['_sitting_key']}:{len(referee.sitting.log)}")
+    arrive(view, len(referee.sitting.log))
 
 
 def screen(referee: Referee, view: str) -> None:

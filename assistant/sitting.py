@@ -35,6 +35,7 @@ class Sitting:
         self.log: list[Event] = []
         self._history: list[State | None] = [State()]
         self._counted: list[Event] = []  # the events behind ``_history[1:]``, one each
+        self._counted_at: list[int] = []  # where in the log each of them was recorded
         with _collector_paused():
             for event in events:
                 self.apply(event)
@@ -73,6 +74,7 @@ class Sitting:
         if isinstance(event, Undo):
             self._history.pop()
             self._counted.pop()
+            self._counted_at.pop()
             self._history[-1] = new
         else:
             older = len(self._history) - 2  # the last two stay: one undo gives back the very state it left
@@ -80,6 +82,7 @@ class Sitting:
                 self._history[older] = None
             self._history.append(new)
             self._counted.append(event)
+            self._counted_at.append(len(self.log))
         self.log.append(event)
 
     @property
@@ -91,6 +94,13 @@ class Sitting:
         """The event an undo would take back now (None when there is none). Not the log's last line: after an
         undo that line is the undo itself, and a screen that named it would offer to undo an undo."""
         return self._counted[-1] if self._counted else None
+
+    @property
+    def last_counted_at(self) -> int | None:
+        """Where in the log :attr:`last_counted` was recorded: the same after a later event is taken back (the log
+        grows by the undo), and new for an event recorded again after its own undo. A screen says a verdict once by
+        it: keyed by the log's length, a verdict was said again when the play after it was taken back."""
+        return self._counted_at[-1] if self._counted_at else None
 
 
 def read_transcript(lines: Iterable[str | bytes]) -> Iterator[tuple[int, Event]]:

@@ -295,6 +295,8 @@ def test_a_last_play_is_held_until_it_survives_then_the_winner(db):
 def test_ranked_table_plays_on_for_places(db):
     at = deal(open_app(), "Ann", "Ben", "Cat", "Dan", rule_max_cards="any", rule_table=TableKind.RANKED)
     play_many(at, 13)  # Ann
+    # the line at the top names the player who may play on (it said only "Cheat! or nobody calls", over Ben's buttons)
+    assert "Cheat!, nobody calls, or Ben plays on (2s): Ann is out only if the play survives" in text(at)
     click(at, "play_1")  # Ben: Ann's play stands, she is first
     game = stored_state(db).state.game
     assert game.places == ("Ann",) and not game.over
@@ -472,6 +474,33 @@ def test_two_sittings_of_one_name_begun_the_same_day_are_told_apart_in_the_sideb
     tonights = [name for name in shown if name.startswith("Tonight")]
     assert len(tonights) == 2 and len(set(tonights)) == 2 and all("no. " in name for name in tonights), shown
     assert any(name.startswith("Friday (") and "no. " not in name for name in shown), shown
+
+
+def _verdict_marks(at) -> list[str]:
+    return re.findall(r"data-key='(verdict:[^']*)'", " ".join(h.proto.body for h in at.get("html")))
+
+
+def test_a_verdict_shown_again_by_an_undo_of_the_play_after_it_is_not_said_again(db):
+    """The voice says a verdict once, by its mark: the mark was the log's length, which an undo lengthens, so taking
+    back the play after a verdict said the verdict to the table a second time, as if there had been another call."""
+    at = deal(open_app(), "Sam", "Maya")
+    click(at, "play_1")
+    click(at, "cheat_Maya")
+    click(at, "reveal_honest")
+    click(at, "apply_verdict")
+    said = _verdict_marks(at)
+    assert len(said) == 1, said
+    click(at, "play_1")
+    assert _verdict_marks(at) == []
+    click(at, "undo")
+    assert "Honest: Maya picks up 1 card" in text(at) and _verdict_marks(at) == said
+    # the verdict itself taken back and given again is news, and said
+    click(at, "undo")
+    click(at, "cheat_Maya")
+    click(at, "reveal_honest")
+    click(at, "apply_verdict")
+    again = _verdict_marks(at)
+    assert len(again) == 1 and again != said, (said, again)
 
 
 def test_the_verdict_is_spoken_unless_muted(db):

@@ -56,11 +56,13 @@ def test_undo_is_an_exact_inverse_of_every_event(rules, names, choices):
             assert sitting.state == seen[-1]
             return
         before, after, event = seen[-1], sitting.state, sitting.log[-1]
-        assert sitting.last_counted == event
+        assert sitting.last_counted == event and sitting.last_counted_at == len(sitting.log) - 1
         undone_to = sitting._counted[-2] if len(sitting._counted) > 1 else None
+        undone_to_at = sitting._counted_at[-2] if len(sitting._counted) > 1 else None
         sitting.apply(Undo())
         assert sitting.state == before
         assert sitting.last_counted == undone_to, "the Undo button then names the event before"
+        assert sitting.last_counted_at == undone_to_at, "and the verdict shown again keeps its mark (said once)"
         sitting.apply(event)
         assert sitting.state == after
         seen.append(after)

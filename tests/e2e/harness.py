@@ -402,6 +402,8 @@ def play_game(work: Path, shots: Path | None) -> dict:
         run.tap("nocall")
         run.see("Maya wins!")
         result["winner_banner"] = run.page.locator(".cr-win").first.text_content().strip()
+        run.page.wait_for_timeout(1000)
+        result["said at the end"] = run.page.evaluate("() => (document.getElementById('cr-live') || {}).textContent")
         run.shot(shots, "winner.png")
         run.page.locator("[class*='st-key-nav_']").get_by_text("Match table").click()
         run.settle()
@@ -1011,6 +1013,32 @@ def for_every_player(work: Path) -> dict:
         settled("Ben's turn")
         page.wait_for_timeout(1500)
         result["toasts after the next play"] = toasts()
+        # a card tapped in moves the game on too: "Took back the last card (A)." went only with the next event
+        run.tap("cheat_Ben")  # on Ann's two aces
+        settled("calls Cheat!")
+        page.keyboard.press("2")
+        run.settle()
+        page.keyboard.press("U")
+        settled("Took back the last card")
+        page.wait_for_timeout(1500)
+        result["toasts before the next card"] = toasts()
+        page.keyboard.press("2")
+        run.settle()
+        page.wait_for_timeout(1500)
+        result["toasts after the next card"] = toasts()
+        page.keyboard.press("2")
+        run.settle()
+        run.tap("apply_verdict")
+        settled("picks up")
+        # the verdict shown again when the play after it is taken back is not said again as news
+        page.wait_for_timeout(800)
+        page.keyboard.press("1")
+        run.settle()
+        page.wait_for_timeout(800)
+        page.keyboard.press("U")
+        settled("Took back")
+        page.wait_for_timeout(1500)
+        result["said since U again"] = page.evaluate("() => window.__liveTexts")
     return result
 
 

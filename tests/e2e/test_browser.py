@@ -77,6 +77,7 @@ def test_a_short_game_in_chromium_with_the_camera(tmp_path):
     assert result["verdict"] == "Lie: Sam picks up 2 cards", result
     assert "Lie: Sam picks up 2 cards" in result["spoken"]
     assert "Maya wins!" in result["winner_banner"]
+    assert "Maya wins!" in result["said at the end"], result  # to a screen reader too: the end was never said
     table = result["table_text"]
     assert "Standing" in table and "History" in table and "Maya" in table
     for name in ("setup.png", "game.png", "verdict.png", "table.png"):
@@ -193,6 +194,12 @@ def test_a_player_without_sight_or_mouse_is_told_each_move_and_keeps_the_focus(t
     # "Took back Ann's play." stayed its 7 s through Ann's next play, as if that had been taken back too
     assert "Took back Ann's play." in result["toasts before the next play"], result
     assert not any(t.startswith("Took back") for t in result["toasts after the next play"]), result
+    # ... and a card tapped in during a call moves the game on as well
+    assert "Took back the last card (2)." in result["toasts before the next card"], result
+    assert not any(t.startswith("Took back") for t in result["toasts after the next card"]), result
+    said = result["said since U again"]
+    assert sum("Lie: Ann picks up 2 cards" in text for text in said) == 1, said  # at the verdict, not again at the undo
+    assert not any(".." in text for text in said), said  # "Took back Ann's play.. Ann's turn"
 
 
 def test_twenty_players_on_a_laptop_or_a_phone_keep_the_next_plays_buttons_on_screen(tmp_path):
