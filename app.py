@@ -156,6 +156,12 @@ button:focus-visible, [role="tab"]:focus-visible {outline: 3px solid #1f6feb !im
 .st-key-grid_cheat [data-testid="stColumn"] > [data-testid="stVerticalBlock"],
 .st-key-grid_cheat [class*="st-key-cheat_"], .st-key-grid_cheat [class*="st-key-cheat_"] > .stButton,
 .st-key-grid_cheat [class*="st-key-cheat_"] button {height: 100%;}
+/* and the line of a call's tools ("Clear" sat above "Back one card", two lines high on a phone) */
+.st-key-reveal_tools [data-testid="stColumn"] > [data-testid="stVerticalBlock"],
+.st-key-reveal_tools [data-testid="stColumn"] [class*="st-key-"], .st-key-reveal_tools .stButton,
+.st-key-reveal_tools button {height: 100%;}
+/* the pile's figure never parted from its "cards" ("Pile 49" over "cards" on a phone) */
+.cr-pileline {white-space: nowrap;}
 /* the match table's buttons a finger's 44 px high, as the game's are */
 :is(.st-key-grid_winner, .st-key-csv, .st-key-transcript, .st-key-undo_result, .st-key-record_places) button {
   min-height: 2.75rem;}
@@ -212,7 +218,10 @@ button.cr-armed {outline: 4px solid #f5b700; outline-offset: 3px;}
   .st-key-grid_pile [data-testid="stHorizontalBlock"] {flex-wrap: nowrap !important; gap: 0.8rem !important;}
   .st-key-grid_pile [data-testid="stHorizontalBlock"] > [data-testid="stColumn"] {
     min-width: 0 !important; width: auto !important; flex: 1 1 0 !important;}
-  .st-key-grid_pile [data-testid="stHorizontalBlock"] > [data-testid="stColumn"]:last-child {flex: 2.4 1 0 !important;}
+  .st-key-grid_pile [data-testid="stHorizontalBlock"] > [data-testid="stColumn"]:first-child {flex: 0 0 auto !important;}
+  .st-key-grid_pile [data-testid="stHorizontalBlock"] > [data-testid="stColumn"]:last-child {flex: 1 1 0 !important;}
+  /* the rule under a call: the board goes below the buttons here, and the rule before Undo is enough */
+  [data-testid="stLayoutWrapper"]:has(> .st-key-call_rule), .st-key-call_rule {display: none;}
   .cr-pile {font-size: 1.6rem;}
   .cr-last {font-size: 1.15rem;}
   .cr-sub {font-size: 1.05rem;}
@@ -1216,12 +1225,12 @@ def game_screen(referee: Referee) -> None:
 
     if call is not None:
         call_panel(referee, game, call)
-        st.divider()
+        st.container(key="call_rule").divider()  # not on a phone, where the board goes below: two rules, a gap between
 
     board = st.container(key="board")  # under the buttons of the turn on a phone (the CSS)
     p1, p2 = board.container(key="grid_pile").columns([1, 2], vertical_alignment="bottom")  # a grid kept in one row on a phone (the CSS)
     # each label on its value's line: a line less between the verdict and the next turn's buttons
-    p1.markdown(f"<div><span class='cr-sub'>Pile</span> <span class='cr-pile'>{game.pile} <span class='cr-sub'>"
+    p1.markdown(f"<div class='cr-pileline'><span class='cr-sub'>Pile</span> <span class='cr-pile'>{game.pile} <span class='cr-sub'>"
                 f"card{'s' if game.pile != 1 else ''}</span></span></div>", unsafe_allow_html=True)
     if claim is not None:
         called = verdict is not None and verdict.claim == claim  # after a later pass too, not only while news
@@ -1395,7 +1404,7 @@ def call_panel(referee: Referee, game, call: OpenCall) -> None:
         button(cols[i % per_row], label, key=f"reveal_add_{rank.value}", on_click=reveal_edit, args=("add", rank.value),
                            width="stretch", shortcut=REVEAL_KEYS.get(rank),
                            spoken=f"Revealed card: {words.rank_plural(rank, 1)}")
-    b1, b2, b3 = grid.columns(3)
+    b1, b2, b3 = grid.container(key="reveal_tools").columns(3)  # a line of buttons as high as its highest (the CSS)
     button(b1, "Back one card", key="reveal_back", on_click=reveal_edit, args=("back",), wrap=True)
     button(b2, "Clear", key="reveal_clear", on_click=reveal_edit, args=("clear",), wrap=True)
     if call.original is not None:  # a correction: the verdict was taken back to correct it, and may be put back

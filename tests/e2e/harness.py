@@ -1191,6 +1191,11 @@ def buttons(work: Path) -> dict:
             run.page.set_viewport_size({"width": width, "height": 844})
             run.page.wait_for_timeout(600)
             result["cut labels"][width] = run.page.evaluate(CUT_LABELS)
+        # on a phone a call's tools are one line of equal buttons, and one rule parts them from Undo (two, with a band
+        # of nothing between, where the board had gone below)
+        result["phone call: tools' heights, rules shown"] = run.page.evaluate("""() => [
+          [...document.querySelectorAll('.st-key-reveal_tools button')].map(b => Math.round(b.getBoundingClientRect().height)),
+          [...document.querySelectorAll('[data-testid="stMain"] hr')].filter(e => e.offsetParent !== null).length]""")
         run.page.set_viewport_size({"width": 1280, "height": 1000})
         run.tap("cancel_call")
         run.page.get_by_text("Match table").first.click()
