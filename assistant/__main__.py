@@ -74,21 +74,23 @@ def _sitting_number(text: str) -> int:
 
 def _import(args: argparse.Namespace) -> int:
     """The transcript read and replayed, and the name checked, before the database is opened: a file that cannot be
-    imported leaves no database behind (a mistyped --db made one, empty, and its folders). A database made for an
-    import that then failed to be stored (a full disk) is taken away again, with the folders made for it."""
+    imported leaves no database behind (a mistyped --db made one, empty, and its folders). A database this import
+    made, and then could not store the sitting in (a full disk), is taken away again, with the folders made for it."""
     path = Path(args.db).expanduser() if args.db else default_db_path()
     made = _first_missing(path)
-    store = None
+    store, opening, made_file = None, False, None
     try:
         name = sitting_name(args.name)
         sitting = _read(args.file)
+        opening = True
         store = SqliteStore(path)
+        made_file = _file_identity(path) if store.created else None
         referee = Referee.import_sitting(store, name, sitting)
     except (_Unreadable, StorageError, TranscriptError) as error:
         if store is not None:
             store.close()
-        if made is not None:
-            _take_back(path, made)
+        if opening and made is not None and (store is None or made_file is not None):
+            _take_back(path, made, made_file)
         print(str(error), file=sys.stderr)
         return 2
     said = f"imported {_events(len(sitting.log))} as sitting {referee.sitting_id} ({name})"
@@ -113,17 +115,35 @@ def _first_missing(path: Path) -> Path | None:
     return missing
 
 
-def _take_back(path: Path, made: Path) -> None:
-    """The database this import made, and the folders made for it, removed: only where it holds no sitting (another
-    referee may have started on the new file meantime), and only folders left empty."""
+def _file_identity(path: Path) -> tuple[int, int] | None:
     try:
-        with closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as db:
-            if db.execute("SELECT count(*) FROM sittings").fetchone()[0]:
-                return
-    except sqlite3.Error:
-        pass  # empty, or its tables never made
-    for leftover in (path, *(path.with_name(path.name + end) for end in ("-journal", "-wal", "-shm"))):
-        leftover.unlink(missing_ok=True)
+        stat = path.stat()
+    except OSError:
+        return None
+    return stat.st_dev, stat.st_ino
+
+
+def _take_back(path: Path, made: Path, made_file: tuple[int, int] | None) -> None:
+    """The database this import made, and the folders made for it (``made``, the outermost), removed; never a file
+    that may hold a game. ``made_file`` is the file as this import's opening made it; where the opening failed (None),
+    only an empty file is taken. A file replaced since, or holding a sitting (another referee may have started on
+    the new file meantime), or that cannot be read to tell, stays; and only folders left empty go."""
+    try:
+        stat = path.stat()
+    except OSError:  # nothing there, or not reachable: only folders to take back
+        stat = None
+    if stat is not None:
+        if made_file is None and stat.st_size > 0:
+            return
+        if made_file is not None and (stat.st_dev, stat.st_ino) != made_file:
+            return
+        if stat.st_size > 0 and _may_hold_a_sitting(path):
+            return
+        for leftover in (path, *(path.with_name(path.name + end) for end in ("-journal", "-wal", "-shm"))):
+            try:
+                leftover.unlink(missing_ok=True)
+            except OSError:
+                pass
     for folder in path.parents:
         if folder == made.parent or not folder.is_relative_to(made):
             break
@@ -131,6 +151,15 @@ def _take_back(path: Path, made: Path) -> None:
             folder.rmdir()
         except OSError:
             break
+
+
+def _may_hold_a_sitting(path: Path) -> bool:
+    """False only where the file is read and holds no sitting, or no table of sittings yet."""
+    try:
+        with closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as db:
+            return db.execute("SELECT count(*) FROM sittings").fetchone()[0] > 0
+    except sqlite3.Error as error:
+        return "no such table" not in str(error)  # locked, damaged, another program's: kept
 
 
 def _events(n: int) -> str:

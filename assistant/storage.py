@@ -269,7 +269,8 @@ class SqliteStore:
         """Refuse another program's file through a read-only connection first (closing a connection that may write
         would copy that program's journal into its file), in one snapshot, since another referee may be making the
         tables meanwhile. True where the file is the referee's, up to date: nothing to write then (a read-only file
-        can still be shown)."""
+        can still be shown). The one write before it is known whose the file is: a write left half-made by a crash
+        is rolled back, as the first read of any SQLite program that may write the file would."""
         if not self.path.exists():
             return False
         try:

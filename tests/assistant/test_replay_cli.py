@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from assistant import Winner
 from assistant.errors import StorageError
 from assistant.storage import SqliteStore
 
@@ -266,6 +268,57 @@ def test_an_import_the_disk_cannot_take_leaves_no_new_database_behind_and_keeps_
         assert "the disk is full" in capsys.readouterr().err
     assert not (tmp_path / "new").exists()
     assert [s.name for s in SqliteStore(old).sittings()] == ["Friday"]
+
+
+def test_an_import_that_fails_never_takes_away_a_database_another_referee_made_meanwhile(tmp_path, monkeypatch,
+                                                                                         capsys):
+    """The clean-up above took any file at the new --db with it: one that another referee (the app) made and stored a
+    game in while a bad transcript was being read from the standard input, or while the import wrote (a review)."""
+    from assistant import __main__ as cli
+    from assistant.referee import Referee
+    from assistant.sitting import TranscriptError
+
+    transcript = tmp_path / "in.jsonl"
+    transcript.write_text('{"event": "winner", "player": "Ann", "players": ["Ann", "Ben"]}\n')
+
+    def friday_meanwhile(db: Path) -> None:
+        referee = Referee.new(SqliteStore(db), "Friday")
+        referee.record(Winner("Ann", players=("Ann", "Ben")))
+        referee.store.close()
+
+    holding = []
+
+    def read_badly(file):
+        friday_meanwhile(tmp_path / "a" / "r.sqlite3")
+        # ... and is writing to it still, so that a look inside is refused as "locked"
+        writer = sqlite3.connect(tmp_path / "a" / "r.sqlite3", timeout=0)
+        writer.execute("PRAGMA locking_mode=EXCLUSIVE")
+        writer.execute("BEGIN EXCLUSIVE")
+        holding.append(writer)
+        raise TranscriptError(1, "not valid JSON")
+
+    def store_fails(store, name, sitting):
+        friday_meanwhile(tmp_path / "b" / "r.sqlite3")
+        raise StorageError("cannot write to the database: disk I/O error")
+
+    monkeypatch.setattr(cli, "_read", read_badly)
+    assert cli.main(["import", str(transcript), "--name", "Saturday", "--db", str(tmp_path / "a" / "r.sqlite3")]) == 2
+    holding.pop().close()
+    monkeypatch.undo()
+    monkeypatch.setattr(Referee, "import_sitting", store_fails)
+    assert cli.main(["import", str(transcript), "--name", "Saturday", "--db", str(tmp_path / "b" / "r.sqlite3")]) == 2
+    for folder in ("a", "b"):
+        assert [s.name for s in SqliteStore(tmp_path / folder / "r.sqlite3").sittings()] == ["Friday"], folder
+
+
+def test_an_import_into_a_file_as_if_it_were_a_folder_is_said_in_a_line(tmp_path):
+    """A traceback (NotADirectoryError) from the clean-up hid "... is a file, not a folder"."""
+    (tmp_path / "afile").write_text("notes")
+    transcript = tmp_path / "in.jsonl"
+    transcript.write_text('{"event": "winner", "player": "Ann", "players": ["Ann", "Ben"]}\n')
+    result = run_cli("import", str(transcript), "--name", "X", "--db", str(tmp_path / "afile" / "sub" / "r.sqlite3"))
+    assert result.returncode == 2 and "is a file, not a folder" in result.stderr and "Traceback" not in result.stderr
+    assert (tmp_path / "afile").read_text() == "notes"
 
 
 def test_a_transcript_is_imported_from_the_standard_input_and_counted_in_words(tmp_path):
