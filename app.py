@@ -2100,7 +2100,9 @@ def for_every_player() -> None:
       if (text && !told.has(t)) { told.add(t); said.push(text); }
     });
   };
-  // a toast's moment, from the first whole page whose run showed it; closed a second after the game moves on from it
+  // a toast's moment, from the latest whole page whose run showed it (Streamlit keeps one toast for the same words
+  // said again, "Took back the last card (K)." twice: the second run ties it to its own moment); closed once the
+  // game has moved on from that moment, and it has been up a second
   const words = text => text.replace(/[^\\p{L}\\p{N}]/gu, "");
   const momentOf = new WeakMap();
   const retire = mark => {
@@ -2108,11 +2110,12 @@ def for_every_player() -> None:
     document.querySelectorAll('[data-testid="stToast"]').forEach(t => {
       const body = t.querySelector('[data-testid="stToastText"]');
       const text = words(body ? body.innerText : "");
-      if (!momentOf.has(t)) {
-        if (text && shownThen.includes(text)) momentOf.set(t, {moment: mark.dataset.moment, since: Date.now()});
+      const then = momentOf.get(t);
+      if (text && shownThen.includes(text) && (!then || then.run !== mark.dataset.run)) {
+        momentOf.set(t, {moment: mark.dataset.moment, run: mark.dataset.run, since: Date.now()});
         return;
       }
-      const then = momentOf.get(t);
+      if (!then) return;
       if (then.moment !== mark.dataset.moment && Date.now() - then.since > 1000) {
         const close = t.querySelector('[aria-label="Close"]');
         if (close) close.click();

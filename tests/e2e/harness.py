@@ -1026,8 +1026,19 @@ def for_every_player(work: Path) -> dict:
         run.settle()
         page.wait_for_timeout(1500)
         result["toasts after the next card"] = toasts()
+        # the same words said again (Streamlit keeps one toast for them) stay for the second time too
         page.keyboard.press("2")
         run.settle()
+        page.keyboard.press("U")
+        settled("Took back the last card")
+        page.wait_for_timeout(1200)
+        page.keyboard.press("U")
+        run.settle()
+        page.wait_for_timeout(1500)
+        result["toasts after the same words again"] = toasts()
+        for _ in range(2):
+            page.keyboard.press("2")
+            run.settle()
         run.tap("apply_verdict")
         settled("picks up")
         # the verdict shown again when the play after it is taken back is not said again as news

@@ -197,6 +197,7 @@ def test_a_player_without_sight_or_mouse_is_told_each_move_and_keeps_the_focus(t
     # ... and a card tapped in during a call moves the game on as well
     assert "Took back the last card (2)." in result["toasts before the next card"], result
     assert not any(t.startswith("Took back") for t in result["toasts after the next card"]), result
+    assert "Took back the last card (2)." in result["toasts after the same words again"], result
     said = result["said since U again"]
     assert sum("Lie: Ann picks up 2 cards" in text for text in said) == 1, said  # at the verdict, not again at the undo
     assert not any(".." in text for text in said), said  # "Took back Ann's play.. Ann's turn"
