@@ -417,11 +417,9 @@ def seen_since_last_event() -> bool:
 
 def note_event() -> None:
     """An event this window recorded: acting taps wait for the page that shows it (:func:`seen_since_last_event`).
-    The "More cards" box starts again for the next play: it kept the 11 one player typed, and the next player's
-    button read "Play 11"."""
+    The "More cards" box starts again for the next play (see :func:`more_cards`)."""
     st.session_state["_acted"] = (st.session_state.get("_runs_drawn", 0), time.monotonic())
-    for key in ("play_many_n", "play_many_rank"):
-        st.session_state.pop(key, None)
+    st.session_state["_more_cards_afresh"] = True
 
 
 def attempt_event(action: Callable[[], object]) -> bool:
@@ -1280,6 +1278,24 @@ def game_screen(referee: Referee) -> None:
                help="Takes back the last action (key U)", on_click=act, args=(Undo(), log_len), shortcut="U")
 
 
+def more_cards(shown_top: int, top: int, ranks: tuple[Rank, ...] | None, log_len: int) -> None:
+    """The "More cards" box (from the first number past the buttons up to the hand), the rank where the order gives a
+    choice, and the button that plays them. The box starts again for each play: it kept one player's 11 for the next,
+    whose button read "Play 11". It is started again by setting its value, which the browser's box then shows: a key
+    taken away instead left the browser showing 11 under a button that read "Play 9", and played 11."""
+    ss = st.session_state
+    afresh = ss.pop("_more_cards_afresh", False)
+    if afresh or not 1 <= ss.get("play_many_n", 0) <= top:
+        ss["play_many_n"] = shown_top + 1
+    if ranks is not None and (afresh or ss.get("play_many_rank") not in ranks):
+        ss["play_many_rank"] = ranks[0]
+    m1, m2, m3 = st.columns([2, 2, 2], vertical_alignment="bottom")
+    many = m1.number_input("More cards", min_value=1, max_value=top, key="play_many_n")
+    if ranks is not None:
+        m2.selectbox("Rank", ranks, format_func=lambda r: r.value, key="play_many_rank")
+    button(m3, f"Play {many}", key="play_many", on_click=act_from_state, args=("play_many", log_len))
+
+
 def last_play_ends_the_game(referee: Referee, game) -> bool:
     """Whether the last play, still open to a call, emptied its player's hand and ends the game unless it is caught:
     nobody plays over it then, and the table has only Cheat! or "nobody calls"."""
@@ -1349,11 +1365,7 @@ def action_panel(referee: Referee, game, log_len: int, waiting: bool) -> None:
     if choice:  # the keys' hint under the buttons it is for: over them, it pushed them below a laptop's screen
         choice_keys(ranks, f"{st.session_state.get('_sitting_key')}:{log_len}")
     if top > shown_top:
-        m1, m2, m3 = st.columns([2, 2, 2], vertical_alignment="bottom")
-        many = m1.number_input("More cards", min_value=1, max_value=top, value=shown_top + 1, key="play_many_n")
-        if choice:
-            m2.selectbox("Rank", ranks, format_func=lambda r: r.value, key="play_many_rank")
-        button(m3, f"Play {many}", key="play_many", on_click=act_from_state, args=("play_many", log_len))
+        more_cards(shown_top, top, ranks if choice else None, log_len)
     if not (rules.passing or rules.four_of_a_kind):
         return  # no empty row under the play buttons
     extra = st.columns(2)

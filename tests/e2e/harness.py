@@ -1209,6 +1209,19 @@ def buttons(work: Path) -> dict:
           [...document.querySelectorAll('[data-testid="stMain"] hr')].filter(e => e.offsetParent !== null).length]""")
         run.page.set_viewport_size({"width": 1280, "height": 1000})
         run.tap("cancel_call")
+        # the "More cards" box starts again for the next player, in the browser as on the button, and the button plays
+        # what it says (the box showed Maya's 11 under Sam's "Play 9", which played 11)
+        run.text_in("play_many_n", "11")
+        run.tap("play_many")
+        run.see("Sam's turn")
+        run.settle()
+        run.page.wait_for_timeout(500)
+        result["next player's box and button"] = [run.key("play_many_n").locator("input").input_value(),
+                                                  run.key("play_many").locator("button").first.inner_text().strip()]
+        run.tap("play_many")
+        run.see("Maya's turn")
+        result["cards the button played"] = json.loads(sqlite3.connect(database).execute(
+            "SELECT body FROM events ORDER BY seq DESC LIMIT 1").fetchone()[0])["count"]
         run.page.get_by_text("Match table").first.click()
         run.see("Record a winner")
         twice("winner_Maya")

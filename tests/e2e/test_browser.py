@@ -248,6 +248,7 @@ def test_a_double_tap_acts_once_and_the_reveal_shows_every_label_whole(tmp_path)
     assert result["events added by 1, then U as the page shows the play"] == 2, result
     assert result["events added by a tap after Shift+U"] == 1, result
     assert result["More cards counted up by + tapped twice"] == 2, result  # a number chosen, not an action
+    assert result["next player's box and button"] == ["9", "Play 9"] and result["cards the button played"] == 9, result
     assert result["events added by 1 tapped twice, 250 ms apart"] == 1, result  # Sam's play
     assert result["turn after 1 tapped twice"] == "Maya's turn", result  # and no call by Maya, whose button came there
     assert result["games after a double tap on a winner"] == 1, result
