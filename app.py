@@ -336,8 +336,8 @@ TOAST_SECONDS = 7
 def flash(kind: str, text: str) -> None:
     """A message shown once, on the next run (errors from callbacks survive the rerun this way); the same message
     twice before then (taps refused one after another) is shown once. ``kind`` "toast" is what a tap did, said for a
-    few seconds in a corner ("toast_long": ten), since said at the top it pushed the page's buttons down under the
-    next tap; any other is the name of a Streamlit message (``warning``, ``error``, ``info``), shown at the top."""
+    few seconds in a corner, since said at the top it pushed the page's buttons down under the next tap; "toast_long"
+    (ten seconds) a place given, or a tap not recorded (:data:`REFUSED`); any other is the name of a Streamlit message (``warning``, ``error``, ``info``), shown at the top."""
     queued = st.session_state.setdefault("flash", [])
     if (kind, text) not in queued:
         queued.append((kind, text))
@@ -351,10 +351,16 @@ def show_flashes() -> None:
         for kind, text in st.session_state.pop("flash", []):
             if kind.startswith("toast"):
                 st.toast(text, duration="long" if kind == "toast_long" else TOAST_SECONDS)
-                if kind == "toast":  # a place given stays its time: a table busy with the next play may miss it
+                if kind == "toast":  # a place given, or a tap refused, stays its time: a busy table may miss it
                     toasted.append(text)
             else:
                 getattr(st, kind)(text)
+
+
+#: How a tap refused because the game had moved on is said: in the corner for 10 s, with what a tap did. Said at the
+#: top, it pushed every button down 144 px on a phone, and a second tap on the same spot named a caller instead of a
+#: play.
+REFUSED = "toast_long"
 
 
 def attempt(action: Callable[[], object], say_stale: bool = True) -> bool:
@@ -363,24 +369,24 @@ def attempt(action: Callable[[], object], say_stale: bool = True) -> bool:
     try:
         action()
     except CalledFirst as error:
-        flash("warning", f"{error.caller} called Cheat! on this play first, in another window: that call is the one "
+        flash(REFUSED, f"{error.caller} called Cheat! on this play first, in another window: that call is the one "
                          "open now.")
         return False
     except CallOpenElsewhere as error:
-        flash("warning", f"{error.caller} has called Cheat! in another window, so your tap was not recorded: the "
+        flash(REFUSED, f"{error.caller} has called Cheat! in another window, so your tap was not recorded: the "
                          "screen now shows that call. Settle or cancel it first.")
         return False
     except CallChanged as error:
         if say_stale:
-            flash("warning", f"{words.sentence(str(error))} Your tap was not recorded: check the call before tapping "
+            flash(REFUSED, f"{words.sentence(str(error))} Your tap was not recorded: check the call before tapping "
                              "again.")
         return False
     except MovedOn:
-        flash("warning", MOVED_ON)
+        flash(REFUSED, MOVED_ON)
         return False
     except StaleSitting:
         if say_stale:
-            flash("warning", "Another window changed this game first, so your tap was not recorded. The screen now "
+            flash(REFUSED, "Another window changed this game first, so your tap was not recorded. The screen now "
                              "shows the game as it stands: check whose turn it is before tapping again.")
         return False
     except StorageError as error:
@@ -410,7 +416,7 @@ def seen_since_last_event() -> bool:
     ss = st.session_state
     acted = ss.get("_acted")
     if acted is not None and acted[0] == ss.get("_runs_drawn", 0) and time.monotonic() - acted[1] < UNSEEN_S:
-        flash("warning", MOVED_ON)
+        flash(REFUSED, MOVED_ON)
         return False
     return True
 

@@ -48,6 +48,11 @@ def errors(at: AppTest) -> list[str]:
     return [e.value for e in at.error] + [w.value for w in at.warning]
 
 
+def refusals(at: AppTest) -> list[str]:
+    """The errors, and what the corner says of a tap not recorded (app.REFUSED)."""
+    return errors(at) + [t.value for t in at.toast if t.proto.duration >= 10]
+
+
 def click(at: AppTest, key: str) -> AppTest:
     at.button(key=key).click().run()
     assert not at.exception, at.exception

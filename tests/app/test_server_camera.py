@@ -16,7 +16,7 @@ from assistant.events import Call
 from tests.e2e.video import scene, table
 from ui import camera
 
-from .conftest import click, deal, errors, open_app, reloaded, text
+from .conftest import click, deal, errors, open_app, refusals, reloaded, text
 from .test_camera import scripted_reader
 from .test_flows import stored_state
 
@@ -277,7 +277,7 @@ def test_two_windows_calling_at_once_read_the_first_call_once(db, monkeypatch):
     second = open_app()
     click(first, "cheat_Maya")
     click(second, "cheat_Lee")  # drawn before Maya's call reached it
-    assert any("Maya called Cheat! on this play first" in w for w in errors(second))
+    assert any("Maya called Cheat! on this play first" in w for w in refusals(second))
     assert "Maya calls Cheat! on Sam" in text(second)
     feed = FeedCamera.made[-1].feed
     maya = feed.call
