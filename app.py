@@ -202,7 +202,7 @@ button.cr-armed {outline: 4px solid #f5b700; outline-offset: 3px;}
   /* names two to a row, in their seating order, whole words: a name is never broken inside */
   :is(.st-key-grid_cheat, .st-key-grid_winner) [data-testid="stHorizontalBlock"] {flex-wrap: wrap !important;}
   :is(.st-key-grid_cheat, .st-key-grid_winner) [data-testid="stHorizontalBlock"] > [data-testid="stColumn"] {
-    flex: 1 1 40% !important;}
+    flex: 1 1 40% !important; max-width: calc(50% - 0.2rem);}  /* a name alone on its line as wide as the others */
   :is(.st-key-grid_cheat, .st-key-grid_winner) [data-testid="stHorizontalBlock"] > [data-testid="stColumn"]:not(:has(button)) {
     display: none;}
   :is(.st-key-grid_cheat, .st-key-grid_winner) button p {word-break: normal; overflow-wrap: break-word;}
@@ -220,6 +220,10 @@ button.cr-armed {outline: 4px solid #f5b700; outline-offset: 3px;}
     min-width: 0 !important; width: auto !important; flex: 1 1 0 !important;}
   .st-key-grid_pile [data-testid="stHorizontalBlock"] > [data-testid="stColumn"]:first-child {flex: 0 0 auto !important;}
   .st-key-grid_pile [data-testid="stHorizontalBlock"] > [data-testid="stColumn"]:last-child {flex: 1 1 0 !important;}
+  /* the cards tapped in, the verdict they make and Apply under a call's buttons: above them, the line of cards
+     wrapped as it grew, and moved every button under the finger between two taps (30 px after the first card,
+     128 after eleven) */
+  [data-testid="stLayoutWrapper"]:has(> .st-key-revealed), .st-key-revealed {order: 1;}
   /* the rule under a call: the board goes below the buttons here, and the rule before Undo is enough */
   [data-testid="stLayoutWrapper"]:has(> .st-key-call_rule), .st-key-call_rule {display: none;}
   .cr-pile {font-size: 1.6rem;}
@@ -1228,7 +1232,8 @@ def game_screen(referee: Referee) -> None:
                args=(log_len,), width="stretch", wrap=True)
 
     if call is not None:
-        call_panel(referee, game, call)
+        with st.container(key="call_panel"):
+            call_panel(referee, game, call)
         st.container(key="call_rule").divider()  # not on a phone, where the board goes below: two rules, a gap between
 
     board = st.container(key="board")  # under the buttons of the turn on a phone (the CSS)
@@ -1408,7 +1413,8 @@ def call_panel(referee: Referee, game, call: OpenCall) -> None:
     st.markdown("**The revealed cards**<span class='cr-tapnote'> (tap each card's rank<span class='cr-keysonly'>, or "
                 "use the shortcut</span>)</span>:",
                 unsafe_allow_html=True)
-    revealed_so_far(game, caller, claim, call)
+    with st.container(key="revealed"):  # on a phone under the buttons (the CSS)
+        revealed_so_far(game, caller, claim, call)
     if _could_be_honest(game, caller, claim):
         button(st, words.honest_label(claim), key="reveal_honest", on_click=reveal_edit,
                   args=("honest", f"{claim.count}:{claim.rank.value}"))
@@ -1423,12 +1429,14 @@ def call_panel(referee: Referee, game, call: OpenCall) -> None:
                            width="stretch", shortcut=REVEAL_KEYS.get(rank),
                            spoken=f"Revealed card: {words.rank_plural(rank, 1)}")
     b1, b2, b3 = grid.container(key="reveal_tools").columns(3)  # a line of buttons as high as its highest (the CSS)
-    button(b1, "Back one card", key="reveal_back", on_click=reveal_edit, args=("back",), wrap=True)
-    button(b2, "Clear", key="reveal_clear", on_click=reveal_edit, args=("clear",), wrap=True)
+    button(b1, "Back one card", key="reveal_back", on_click=reveal_edit, args=("back",), wrap=True, width="stretch")
+    button(b2, "Clear", key="reveal_clear", on_click=reveal_edit, args=("clear",), wrap=True, width="stretch")
     if call.original is not None:  # a correction: the verdict was taken back to correct it, and may be put back
-        button(b3, "Keep the first verdict", key="keep_verdict", on_click=keep_first_verdict, args=(call,), wrap=True)
+        button(b3, "Keep the first verdict", key="keep_verdict", on_click=keep_first_verdict, args=(call,), wrap=True,
+               width="stretch")
     else:
-        button(b3, "Cancel the call", key="cancel_call", on_click=cancel_call, args=(call,), wrap=True)
+        button(b3, "Cancel the call", key="cancel_call", on_click=cancel_call, args=(call,), wrap=True,
+               width="stretch")
 
 
 def revealed_so_far(game, caller: str, claim, call: OpenCall) -> None:

@@ -1204,6 +1204,13 @@ def buttons(work: Path) -> dict:
             result["cut labels"][width] = run.page.evaluate(CUT_LABELS)
         # on a phone a call's tools are one line of equal buttons, and one rule parts them from Undo (two, with a band
         # of nothing between, where the board had gone below)
+        # ... and a card tapped in moves no button: the line of cards tapped in is under them there
+        below_turn = ("() => document.querySelector('.st-key-reveal_add_A button').getBoundingClientRect().top"
+                      " - document.querySelector('.cr-turn').getBoundingClientRect().top")
+        before = run.page.evaluate(below_turn)
+        run.tap("reveal_add_A")
+        run.page.wait_for_timeout(500)
+        result["phone call: A below the turn line before and after a card"] = [before, run.page.evaluate(below_turn)]
         result["phone call: tools' heights, rules shown"] = run.page.evaluate("""() => [
           [...document.querySelectorAll('.st-key-reveal_tools button')].map(b => Math.round(b.getBoundingClientRect().height)),
           [...document.querySelectorAll('[data-testid="stMain"] hr')].filter(e => e.offsetParent !== null).length]""")

@@ -253,6 +253,8 @@ def test_a_double_tap_acts_once_and_the_reveal_shows_every_label_whole(tmp_path)
     assert result["turn after 1 tapped twice"] == "Maya's turn", result  # and no call by Maya, whose button came there
     assert result["games after a double tap on a winner"] == 1, result
     assert result["cut labels"] == {"800": [], "390": []}, result
+    before, after = result["phone call: A below the turn line before and after a card"]
+    assert before == after, result
     heights, rules = result["phone call: tools' heights, rules shown"]
     assert len(heights) == 3 and len(set(heights)) == 1 and rules == 1, result
 
