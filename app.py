@@ -203,6 +203,10 @@ button.cr-armed {outline: 4px solid #f5b700; outline-offset: 3px;}
   :is(.st-key-grid_cheat, .st-key-grid_winner) [data-testid="stHorizontalBlock"] {flex-wrap: wrap !important;}
   :is(.st-key-grid_cheat, .st-key-grid_winner) [data-testid="stHorizontalBlock"] > [data-testid="stColumn"] {
     flex: 1 1 40% !important; max-width: calc(50% - 0.2rem);}  /* a name alone on its line as wide as the others */
+  /* and the rows made for a laptop flow on as one (rows of three came two, then one alone, with a gap after) */
+  :is(.st-key-grid_cheat, .st-key-grid_winner) {flex-flow: row wrap !important; gap: 0.4rem !important;}
+  :is(.st-key-grid_cheat, .st-key-grid_winner) > [data-testid="stLayoutWrapper"],
+  :is(.st-key-grid_cheat, .st-key-grid_winner) [data-testid="stHorizontalBlock"] {display: contents !important;}
   :is(.st-key-grid_cheat, .st-key-grid_winner) [data-testid="stHorizontalBlock"] > [data-testid="stColumn"]:not(:has(button)) {
     display: none;}
   :is(.st-key-grid_cheat, .st-key-grid_winner) button p {word-break: normal; overflow-wrap: break-word;}
