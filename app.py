@@ -394,8 +394,10 @@ def attempt(action: Callable[[], object], say_stale: bool = True) -> bool:
         return False
     except StaleSitting:
         if say_stale:
+            check = ("the match table as it stands: check it" if st.session_state.get("screen") == "Match table"
+                     else "the game as it stands: check whose turn it is")
             flash(REFUSED, "Another window changed this game first, so your tap was not recorded. The screen now "
-                             "shows the game as it stands: check whose turn it is before tapping again.")
+                           f"shows {check} before tapping again.")
         return False
     except StorageError as error:
         flash("error", words.storage_problem(str(error)))

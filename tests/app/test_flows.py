@@ -844,6 +844,19 @@ def match_then_ranked_win() -> AppTest:
     return at
 
 
+def test_a_winner_tapped_after_another_windows_result_is_refused_in_the_match_tables_words(db):
+    """The refusal asked to "check whose turn it is" on the match table, which shows no turn."""
+    at = deal(open_app(), "Sam", "Maya")
+    at.segmented_control[0].set_value("Match table").run()
+    other = open_app()
+    other.segmented_control[0].set_value("Match table").run()
+    click(other, "winner_Sam")
+    click(at, "winner_Maya")
+    said = " ".join(refusals(at))
+    assert "not recorded" in said and "shows the match table as it stands" in said and "turn" not in said, said
+    assert [row.winner for row in stored_state(db).state.table.rows] == ["Sam"]
+
+
 def test_a_sitting_that_mixes_match_and_ranked_games_says_how_each_scores(db):
     at = match_then_ranked_win()
     assert "match games: one point per win; ranked games: 3-2-1 points for places" in text(at)
