@@ -152,14 +152,11 @@ button:focus-visible, [role="tab"]:focus-visible {outline: 3px solid #1f6feb !im
   [data-testid="stMain"]:has(.cr-hands.crowd) [class*="st-key-cheat_rows_"] .st-key-grid_cheat button p {
     font-size: 0.9rem !important;}
 }
-/* the buttons of a line as high as its highest (a name on two lines made one of three taller) */
-.st-key-grid_cheat [data-testid="stColumn"] > [data-testid="stVerticalBlock"],
-.st-key-grid_cheat [class*="st-key-cheat_"], .st-key-grid_cheat [class*="st-key-cheat_"] > .stButton,
-.st-key-grid_cheat [class*="st-key-cheat_"] button {height: 100%;}
-/* and the line of a call's tools ("Clear" sat above "Back one card", two lines high on a phone) */
-.st-key-reveal_tools [data-testid="stColumn"] > [data-testid="stVerticalBlock"],
-.st-key-reveal_tools [data-testid="stColumn"] [class*="st-key-"], .st-key-reveal_tools .stButton,
-.st-key-reveal_tools button {height: 100%;}
+/* the buttons of a line as high as its highest: the Cheat! buttons (a name on two lines made one of three taller)
+   and a call's tools ("Clear" sat above "Back one card", two lines high on a phone) */
+:is(.st-key-grid_cheat, .st-key-reveal_tools) [data-testid="stColumn"] > [data-testid="stVerticalBlock"],
+:is(.st-key-grid_cheat, .st-key-reveal_tools) [data-testid="stColumn"] [class*="st-key-"],
+:is(.st-key-grid_cheat, .st-key-reveal_tools) :is(.stButton, button) {height: 100%;}
 /* the pile's figure never parted from its "cards" ("Pile 49" over "cards" on a phone) */
 .cr-pileline {white-space: nowrap;}
 /* the match table's buttons a finger's 44 px high, as the game's are */
@@ -345,7 +342,8 @@ def flash(kind: str, text: str) -> None:
     """A message shown once, on the next run (errors from callbacks survive the rerun this way); the same message
     twice before then (taps refused one after another) is shown once. ``kind`` "toast" is what a tap did, said for a
     few seconds in a corner, since said at the top it pushed the page's buttons down under the next tap; "toast_long"
-    (ten seconds) a place given, or a tap not recorded (:data:`REFUSED`); any other is the name of a Streamlit message (``warning``, ``error``, ``info``), shown at the top."""
+    (ten seconds) a place given, or a tap not recorded (:data:`REFUSED`); any other is the name of a Streamlit
+    message (``warning``, ``error``, ``info``), shown at the top."""
     queued = st.session_state.setdefault("flash", [])
     if (kind, text) not in queued:
         queued.append((kind, text))
@@ -378,16 +376,16 @@ def attempt(action: Callable[[], object], say_stale: bool = True) -> bool:
         action()
     except CalledFirst as error:
         flash(REFUSED, f"{error.caller} called Cheat! on this play first, in another window: that call is the one "
-                         "open now.")
+                       "open now.")
         return False
     except CallOpenElsewhere as error:
         flash(REFUSED, f"{error.caller} has called Cheat! in another window, so your tap was not recorded: the "
-                         "screen now shows that call. Settle or cancel it first.")
+                       "screen now shows that call. Settle or cancel it first.")
         return False
     except CallChanged as error:
         if say_stale:
             flash(REFUSED, f"{words.sentence(str(error))} Your tap was not recorded: check the call before tapping "
-                             "again.")
+                           "again.")
         return False
     except MovedOn:
         flash(REFUSED, MOVED_ON)

@@ -84,7 +84,7 @@ def _import(args: argparse.Namespace) -> int:
         sitting = _read(args.file)
         opening = True
         store = SqliteStore(path)
-        made_file = _file_identity(path) if store.created else None
+        made_file = store.identity if store.created else None
         referee = Referee.import_sitting(store, name, sitting)
     except (_Unreadable, StorageError, TranscriptError) as error:
         if store is not None:
@@ -113,14 +113,6 @@ def _first_missing(path: Path) -> Path | None:
     except OSError:  # a folder on the way this user may not enter: the database's opening says so
         return None
     return missing
-
-
-def _file_identity(path: Path) -> tuple[int, int] | None:
-    try:
-        stat = path.stat()
-    except OSError:
-        return None
-    return stat.st_dev, stat.st_ino
 
 
 def _take_back(path: Path, made: Path, made_file: tuple[int, int] | None) -> None:

@@ -231,6 +231,11 @@ class SqliteStore:
             self._close_quietly()
             raise
 
+    @property
+    def identity(self) -> tuple[int, int] | None:
+        """The file's device and inode as it was opened: a file put at the same path since is another one."""
+        return self._identity
+
     def _cannot_write(self) -> bool:
         """Whether this process may not write the file, or the folder where SQLite keeps its journal beside it (the
         folder of the file itself, where the path is a link): such a file is opened read-only, to be shown (opened to
