@@ -475,6 +475,20 @@ def act(event, at: int) -> bool:
     return True
 
 
+def say_what_another_window_took_back(referee: Referee, sitting_key: str) -> None:
+    """What another window's Undo took back since this window last drew the game, said as this window's own is
+    ("Another window took back Ann's play."): a window that only watched saw the play vanish, and its screen reader
+    kept the old verdict, without a word. Its plays and calls need no words: the page shows them."""
+    ss = st.session_state
+    shown: Referee | None = ss.get("_referee")
+    if shown is None or ss.get("_sitting_key") != sitting_key:
+        return
+    taken = shown.sitting.catch_up(referee.sitting.log)  # this window's own undos are in its log already
+    if taken:
+        what = ", then ".join(words.undo_label(event).removeprefix("Undo ") for event in taken)
+        flash("toast", f"Another window took back {what}.")
+
+
 def places_now(referee: Referee) -> tuple[str, ...]:
     """The places of the game as it stands (none without a game), to compare with after an event (:func:`say_places`)."""
     return referee.state.game.places if referee.state.game is not None else ()
@@ -1462,14 +1476,24 @@ def revealed_so_far(game, caller: str, claim, call: OpenCall) -> None:
         except CheatError as error:
             st.error(str(error))
         else:
-            st.markdown(f"<div class='cr-sub'>If these are the cards: <b>{esc(verdict.announcement())}</b></div>",
-                        unsafe_allow_html=True)
+            st.markdown(f"<div class='cr-sub'>If these are the cards: <b>{esc(verdict.announcement())}</b>"
+                        f"{esc(pile_corrected(game, claim, revealed))}</div>", unsafe_allow_html=True)
             misfit = seen_conflict(game, claim.player, revealed)
             if misfit is not None:
                 st.warning(f"These cards do not fit what the table saw: {misfit}. Check them; if they are right, an "
                            "earlier reveal was entered wrong, and the referee goes by these.")
     button(st, "Apply the verdict", key="apply_verdict", type="primary", disabled=verdict is None, on_click=settle,
               args=(call, revealed))
+
+
+def pile_corrected(game, claim, revealed) -> str:
+    """Why the verdict's number differs from the pile shown, where the cards revealed are not as many as claimed:
+    "Dev picks up 28 cards" beside a pile of 40 read like the referee's mistake. Empty where they are as many."""
+    if len(revealed) == claim.count:
+        return ""
+    pile = game.pile + len(revealed) - claim.count
+    return (f" ({card_count(len(revealed))} laid, not the {claim.count} claimed: the pile holds {pile}, "
+            f"not {game.pile})")
 
 
 def _could_be_honest(game, caller: str, claim) -> bool:
@@ -1901,18 +1925,14 @@ def table_screen(referee: Referee) -> None:
 
     st.subheader("History", anchor=False)
     if table.rows:
-        history = {
-            "Game": [r.number for r in table.rows],
-            "Winner": [r.winner for r in table.rows],
-            "Places": [words.names_list(r.places) for r in table.rows],
-            "Table": ["ranked" if r.kind is TableKind.RANKED else "match" for r in table.rows],
-            "Tracked": [_tracked(r) for r in table.rows],
-            "Players": [words.names_list(r.players) for r in table.rows],  # last: the longest, and the least looked at
-        }
-        if TableKind.RANKED not in kinds:
-            del history["Places"]  # the winner again, on a match table
-        # a plain table, whose cells wrap: the data grid cut long names, and took a sideways scroll on a phone
-        st.table(history, hide_index=True)
+        # the last games in view, the earlier ones folded above them: every game listed pushed the downloads a
+        # screen further down with each game of a long evening
+        earlier, recent = table.rows[:-HISTORY_SHOWN], table.rows[-HISTORY_SHOWN:]
+        ranked = TableKind.RANKED in kinds
+        if earlier:
+            with st.expander(f"Games 1 to {len(earlier)}", key="history_earlier"):
+                st.table(history_rows(earlier, ranked), hide_index=True)
+        st.table(history_rows(recent, ranked), hide_index=True)
     else:
         st.caption("No game finished yet in this sitting.")
     d1, d2 = st.columns(2)
@@ -1921,6 +1941,26 @@ def table_screen(referee: Referee) -> None:
     d2.download_button("Download the game log (transcript)", referee.transcript(), file_name="sitting.jsonl",
                        mime="application/jsonl", key="transcript", on_click="ignore",
                        wrap=True)  # whole, on two lines where the column is narrow (cut at 800 px beside the sidebar)
+
+
+#: How many of the last games the History shows; those before are folded away.
+HISTORY_SHOWN = 10
+
+
+def history_rows(rows, ranked: bool) -> dict[str, list]:
+    """The History's columns for these games. A plain table, whose cells wrap: the data grid cut long names, and
+    took a sideways scroll on a phone."""
+    history = {
+        "Game": [r.number for r in rows],
+        "Winner": [r.winner for r in rows],
+        "Places": [words.names_list(r.places) for r in rows],
+        "Table": ["ranked" if r.kind is TableKind.RANKED else "match" for r in rows],
+        "Tracked": [_tracked(r) for r in rows],
+        "Players": [words.names_list(r.players) for r in rows],  # last: the longest, and the least looked at
+    }
+    if not ranked:
+        del history["Places"]  # the winner again, on a match table
+    return history
 
 
 # --- the page -------------------------------------------------------------------------------------
@@ -2357,8 +2397,8 @@ def main() -> None:
         st.error(f"The referee cannot read its database: {error}")
         st.stop()
     sidebar(store, sittings, chosen)
-    show_flashes()
     if chosen is None:
+        show_flashes()
         st.title("Cheat Referee", anchor=False)
         st.write("Start a sitting for this evening's table: its games and match table are kept together.")
         with st.form("first_sitting"):
@@ -2373,10 +2413,13 @@ def main() -> None:
     except CheatError as error:
         st.error(f"The sitting {chosen.name} cannot be read: {error}")
         st.stop()
-    st.session_state["_referee"] = referee
     # the sitting's number and the moment it was made: a new database numbers its sittings from 1 again, and
     # the browser must not take its verdicts for ones already said
-    st.session_state["_sitting_key"] = f"{chosen.id}@{chosen.created}"
+    sitting_key = f"{chosen.id}@{chosen.created}"
+    say_what_another_window_took_back(referee, sitting_key)
+    st.session_state["_referee"] = referee
+    st.session_state["_sitting_key"] = sitting_key
+    show_flashes()
     state = referee.state
 
     default_view = "Game" if state.game is not None else "Setup"

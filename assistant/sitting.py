@@ -10,7 +10,7 @@ import gc
 import json
 import math
 from contextlib import contextmanager
-from typing import Any, Callable, Iterable, Iterator, TextIO
+from typing import Any, Callable, Iterable, Iterator, Sequence, TextIO
 
 from .errors import BadEvent, CheatError, IllegalAction
 from .events import Event, Undo, from_dict, to_dict
@@ -84,6 +84,22 @@ class Sitting:
             self._counted.append(event)
             self._counted_at.append(len(self.log))
         self.log.append(event)
+
+    def catch_up(self, log: Sequence[Event]) -> list[Event]:
+        """Apply what another writer recorded after this sitting's log (``log``: the log as stored now, which goes on
+        from this one) and return the events its undos took back, in order. A window that only watches the game
+        says "another window took back Ann's play": its screen changed under the table's eyes without a word. A
+        ``log`` that does not go on from this one (another database under the same name) changes nothing and takes
+        nothing back."""
+        if len(log) <= len(self.log) or list(log[:len(self.log)]) != self.log:
+            return []
+        taken: list[Event] = []
+        for event in log[len(self.log):]:
+            undone = self.last_counted if isinstance(event, Undo) else None
+            self.apply(event)
+            if undone is not None:
+                taken.append(undone)
+        return taken
 
     @property
     def can_undo(self) -> bool:

@@ -156,8 +156,11 @@ def test_call_with_a_lie(db):
     assert at.button(key="apply_verdict").disabled  # in its place from the start, for when the cards are in
     click(at, "reveal_add_4")
     assert "Revealed: 4 (1 of the 2 claimed: apply once every card laid is in)" in text(at)  # a verdict shown now is on one card so far
+    # applied now, the verdict would count one card laid: its number is not the pile shown, and says why
+    assert "If these are the cards: Lie: Sam picks up 6 cards (1 card laid, not the 2 claimed: the pile holds 6, " \
+           "not 7)" in text(at)
     click(at, "reveal_add_9")
-    assert "of the 2 claimed" not in text(at)
+    assert "of the 2 claimed" not in text(at) and "not the 2 claimed" not in text(at)
     assert "If these are the cards: Lie: Sam picks up 7 cards" in text(at)
     click(at, "apply_verdict")
     assert "Lie: Sam picks up 7 cards" in [m.value.split(">")[1].split("<")[0] for m in at.markdown if "cr-verdict" in m.value]
@@ -463,6 +466,21 @@ def test_a_match_table_before_any_game_shows_no_standing_of_noughts(db):
     assert "No game finished yet in this sitting." in text(at)
     click(at, "winner_Ann")
     assert list(at.table[0].value["Wins"]) == [1, 0]
+
+
+def test_a_long_evening_keeps_the_last_games_in_view_and_folds_the_earlier_ones(db):
+    """Every game in the History pushed the downloads a screen further down with each game of a long evening: the
+    last ten are shown, the ones before are folded above them, and none is lost."""
+    at = deal(open_app(), "Ann", "Ben")
+    at.segmented_control[0].set_value("Match table").run()
+    for n in range(12):
+        click(at, "winner_Ann" if n % 3 else "winner_Ben")
+    folded = at.expander(key="history_earlier")
+    assert folded.label == "Games 1 to 2"
+    earlier, recent = folded.table[0].value, at.table[-1].value
+    assert list(earlier["Game"]) == [1, 2] and list(earlier["Winner"]) == ["Ben", "Ann"]
+    assert list(recent["Game"]) == list(range(3, 13)) and list(recent["Winner"])[:2] == ["Ann", "Ben"]
+    assert list(at.table[0].value["Wins"]) == [8, 4], "the standing counts every game, folded or not"
 
 
 def test_two_sittings_of_one_name_begun_the_same_day_are_told_apart_in_the_sidebar(db):
@@ -912,6 +930,27 @@ def test_the_match_table_offers_the_players_after_the_deal_is_undone(db):
     again = reloaded(at)
     again.segmented_control[0].set_value("Match table").run()
     assert {b.key for b in again.button} >= {"winner_Ann", "winner_Ben", "winner_Cat"}
+
+
+def test_a_window_that_only_watches_is_told_what_another_window_took_back(db):
+    """A second window's Undo changed the first window's screen without a word: the play vanished, and a screen
+    reader kept reading the old turn. Its plays need no words (the page shows them); its undos are said, once."""
+    at = deal(open_app(), "Sam", "Maya", "Leo")
+    click(at, "play_3")
+    click(at, "play_1")
+    other = open_app()
+    click(other, "undo")
+    click(other, "undo")
+    assert not [t.value for t in other.toast if t.value.startswith("Another window")], "its own undos are its own"
+    at.run()
+    said = [t.value for t in at.toast]
+    assert "Another window took back Maya's play, then Sam's play." in said, said
+    assert "Sam's turn" in text(at)
+    at.run()
+    assert not [t.value for t in at.toast if t.value.startswith("Another window")], "said once"
+    click(other, "play_2")
+    at.run()
+    assert not [t.value for t in at.toast if t.value.startswith("Another window")], "a play is seen, not said"
 
 
 def test_a_call_ends_in_every_window_when_another_takes_the_game_back(db):

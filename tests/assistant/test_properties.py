@@ -8,7 +8,7 @@ from unittest.mock import patch
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from assistant import CheatError, CountRule, Order, Play, Rules, Sitting, TableKind, Undo
+from assistant import CheatError, CountRule, NewGame, Order, Play, Rules, Sitting, TableKind, Undo
 from assistant import sitting as sitting_module
 from assistant.sitting import replay, state_to_json, write_transcript
 
@@ -68,6 +68,37 @@ def test_undo_is_an_exact_inverse_of_every_event(rules, names, choices):
         seen.append(after)
 
     play_random(Sitting(), names, rules, choices, undo_each)
+
+
+@settings(max_examples=200, deadline=None)
+@given(rules=rules_strategy, names=names_strategy, choices=choices_strategy, split=st.floats(0, 1))
+def test_catching_up_with_another_writer_gives_the_live_state_and_names_what_its_undos_took_back(
+        rules, names, choices, split):
+    """A window that only watches applies what another window recorded since it last drew the game: it must reach
+    the state the writer has, and name, in order, exactly the events the writer's undos took back."""
+    writer = Sitting()
+    took_back: list = []  # what each undo took back, with where that undo stands in the log
+
+    def note_undos(sitting: Sitting) -> None:
+        if isinstance(sitting.log[-1], Undo):
+            took_back.append((len(sitting.log) - 1, Sitting(sitting.log[:-1]).last_counted))
+
+    play_random(writer, names, rules, choices, note_undos)
+    seen_up_to = int(split * len(writer.log))
+    watcher = Sitting(writer.log[:seen_up_to])
+    taken = watcher.catch_up(writer.log)
+    assert watcher.state == writer.state and watcher.log == writer.log
+    assert taken == [event for at, event in took_back if at >= seen_up_to]
+    assert watcher.catch_up(writer.log) == [], "nothing new, nothing said"
+
+
+def test_a_log_that_does_not_go_on_from_the_one_shown_is_not_caught_up_with():
+    """Another database under the same sitting number: its events are not this game's, and applying them on top
+    of it would show a game nobody played."""
+    shown = Sitting([NewGame(("Ann", "Ben"), dealer="Ann"), Play("Ben", 2)])
+    other = [NewGame(("Ann", "Ben"), dealer="Ben"), Play("Ann", 1), Undo()]
+    before = list(shown.log)
+    assert shown.catch_up(other) == [] and shown.log == before
 
 
 @settings(max_examples=100, deadline=None)
