@@ -476,9 +476,10 @@ def act(event, at: int) -> bool:
 
 
 def say_what_another_window_took_back(referee: Referee, sitting_key: str) -> None:
-    """What another window's Undo took back since this window last drew the game, said as this window's own is
-    ("Another window took back Ann's play."): a window that only watched saw the play vanish, and its screen reader
-    kept the old verdict, without a word. Its plays and calls need no words: the page shows them."""
+    """What another window's Undo took back, or its cancel, since this window last drew the game, said as this
+    window's own is ("Another window took back Ann's play."): a window that only watched saw the play or the call
+    vanish, and its screen reader kept the old verdict, without a word. Its plays, calls and verdicts need no words:
+    the page shows them."""
     ss = st.session_state
     shown: Referee | None = ss.get("_referee")
     if shown is None or ss.get("_sitting_key") != sitting_key:
@@ -487,6 +488,14 @@ def say_what_another_window_took_back(referee: Referee, sitting_key: str) -> Non
     if taken:
         what = ", then ".join(words.undo_label(event).removeprefix("Undo ") for event in taken)
         flash("toast", f"Another window took back {what}.")
+    held = ss.get("call")  # this window's own cancel lets go of its call first
+    if held is not None and held.at == len(referee.sitting.log) and held.original is None:
+        try:
+            cancelled = referee.open_call() is None
+        except StorageError:
+            return  # the page's run says what is wrong with the database
+        if cancelled:  # no verdict, no event: the call was cancelled, or its Undo took it back
+            flash("toast", f"Another window cancelled {held.caller}'s call: the play stands, and may be called.")
 
 
 def places_now(referee: Referee) -> tuple[str, ...]:
@@ -2140,9 +2149,13 @@ def for_every_player() -> None:
   const FIRST = %s;
   let run = null, turn = null, verdicts = new Set(), keyboard = false, focused = null, told = new WeakSet();
   let spokenRun = null, spoken = [], ticks = 0;
+  // a log: each thing said is a line of its own, added, which a screen reader reads in turn; one text replaced
+  // (two quick undos and a play within half a second) could be replaced before it was read
   const live = document.createElement("div");
   live.id = "cr-live";
+  live.setAttribute("role", "log");
   live.setAttribute("aria-live", "polite");
+  live.setAttribute("aria-relevant", "additions");
   live.className = "cr-sr";
   document.body.appendChild(live);
   const keyOf = el => {
@@ -2195,7 +2208,11 @@ def for_every_player() -> None:
   // said at once: the turn written after a toast in the same moment replaced it before a screen reader read it
   // (one full stop between, where a toast's sentence has its own)
   const say = said => {
-    if (said.length) live.textContent = said.reduce((all, one) => all + (/[.!?]$/.test(all) ? " " : ". ") + one);
+    if (!said.length) return;
+    const line = document.createElement("div");
+    line.textContent = said.reduce((all, one) => all + (/[.!?]$/.test(all) ? " " : ". ") + one);
+    live.appendChild(line);
+    while (live.children.length > 5) live.firstElementChild.remove();  // read already: the log stays short
   };
   const usable = sel => [...document.querySelectorAll(sel)].find(b => !b.disabled && b.offsetParent !== null);
   const tick = () => {

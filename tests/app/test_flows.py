@@ -953,6 +953,23 @@ def test_a_window_that_only_watches_is_told_what_another_window_took_back(db):
     assert not [t.value for t in at.toast if t.value.startswith("Another window")], "a play is seen, not said"
 
 
+def test_a_window_that_only_watches_is_told_that_another_window_cancelled_the_call(db):
+    """The call panel vanished from a watching window without a word when another window cancelled the call (no
+    event is recorded for it, so the log says nothing either)."""
+    at = deal(open_app(), "Sam", "Maya", "Leo")
+    click(at, "play_2")
+    click(at, "cheat_Maya")
+    other = open_app()
+    click(other, "undo")  # no card tapped in: Undo takes back the call itself
+    assert not [t.value for t in other.toast if t.value.startswith("Another window")], "its own cancel is its own"
+    at.run()
+    said = [t.value for t in at.toast]
+    assert "Another window cancelled Maya's call: the play stands, and may be called." in said, said
+    assert "call" not in at.session_state and any(b.key == "cheat_Maya" for b in at.button)
+    at.run()
+    assert not [t.value for t in at.toast if t.value.startswith("Another window")], "said once"
+
+
 def test_a_call_ends_in_every_window_when_another_takes_the_game_back(db):
     """Another window takes back the call, the play called and the deal: this window's call is over, and its page
     settles (a call held on after the game is gone made the watcher redraw the page every two seconds)."""

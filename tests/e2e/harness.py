@@ -43,6 +43,8 @@ CHROMIUM = os.environ.get("CHEAT_REFEREE_CHROMIUM", "/usr/bin/chromium")
 #: app.ARRIVAL_GUARD_MS (app.py cannot be imported: it is the page itself): taps are ignored that long after a deal.
 ARRIVAL_GUARD_MS = 700
 WEBRTC_FRAME = 'iframe[title="streamlit_webrtc.component.webrtc_streamer"]'
+#: The last line the page's live region was given (it is a log: a screen reader reads each line added in turn).
+LAST_SAID = "() => (document.querySelector('#cr-live > :last-child') || {}).textContent || ''"
 VERDICT_WATCH = """
 () => {
   window.__verdicts = [];
@@ -403,7 +405,7 @@ def play_game(work: Path, shots: Path | None) -> dict:
         run.see("Maya wins!")
         result["winner_banner"] = run.page.locator(".cr-win").first.text_content().strip()
         run.page.wait_for_timeout(1000)
-        result["said at the end"] = run.page.evaluate("() => (document.getElementById('cr-live') || {}).textContent")
+        result["said at the end"] = run.page.evaluate(LAST_SAID)
         run.shot(shots, "winner.png")
         run.page.locator("[class*='st-key-nav_']").get_by_text("Match table").click()
         run.settle()
@@ -949,7 +951,7 @@ def for_every_player(work: Path) -> dict:
     run = Run(work, video, CHEAT_REFEREE_CAMERA="none")
     result: dict = {"ok": False}
     page = run.page
-    said = lambda: page.evaluate("() => (document.getElementById('cr-live') || {}).textContent || ''")  # noqa: E731
+    said = lambda: page.evaluate(LAST_SAID)  # noqa: E731
     focus = lambda: page.evaluate(  # noqa: E731
         "() => document.activeElement.tagName + ': ' + (document.activeElement.getAttribute('aria-label') || "
         "document.activeElement.innerText.trim())")
@@ -957,8 +959,7 @@ def for_every_player(work: Path) -> dict:
     def settled(text: str) -> str:
         """The live region once it holds ``text`` (or as it is after 8 s)."""
         try:
-            page.wait_for_function(f"() => ((document.getElementById('cr-live') || {{}}).textContent || '')"
-                                   f".includes({json.dumps(text)})", timeout=8_000)
+            page.wait_for_function(f"() => ({LAST_SAID})().includes({json.dumps(text)})", timeout=8_000)
         except Exception:
             pass
         run.settle()
@@ -999,8 +1000,9 @@ def for_every_player(work: Path) -> dict:
         page.wait_for_timeout(600)
         # every text the live region is given from here (a screen reader reads each one, not only the last)
         page.evaluate("""() => { window.__liveTexts = [];
-          new MutationObserver(() => window.__liveTexts.push(document.getElementById('cr-live').textContent))
-            .observe(document.getElementById('cr-live'), {childList: true, characterData: true, subtree: true}); }""")
+          new MutationObserver(changes => changes.forEach(c => c.addedNodes.forEach(
+              line => window.__liveTexts.push(line.textContent))))
+            .observe(document.getElementById('cr-live'), {childList: true}); }""")
         page.keyboard.press("U")  # Ann's play taken back: the toast and the turn change together
         settled("Ann's turn")
         page.wait_for_timeout(1500)
@@ -1050,6 +1052,7 @@ def for_every_player(work: Path) -> dict:
         settled("Took back")
         page.wait_for_timeout(1500)
         result["said since U again"] = page.evaluate("() => window.__liveTexts")
+        result["live lines"] = page.evaluate("() => [...document.querySelectorAll('#cr-live > *')].map(e => e.textContent)")
     return result
 
 

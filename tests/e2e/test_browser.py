@@ -201,6 +201,11 @@ def test_a_player_without_sight_or_mouse_is_told_each_move_and_keeps_the_focus(t
     said = result["said since U again"]
     assert sum("Lie: Ann picks up 2 cards" in text for text in said) == 1, said  # at the verdict, not again at the undo
     assert not any(".." in text for text in said), said  # "Took back Ann's play.. Ann's turn"
+    # each thing said is a line added to a log, not one text replaced: two quick undos and a play replaced it within
+    # half a second, before a screen reader could read the first
+    lines = result["live lines"]
+    assert 2 <= len(lines) <= 5 and lines[-1].startswith("Took back"), lines
+    assert any("Lie: Ann picks up 2 cards" in line for line in lines[:-1]), lines
 
 
 def test_twenty_players_on_a_laptop_or_a_phone_keep_the_next_plays_buttons_on_screen(tmp_path):
