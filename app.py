@@ -46,7 +46,8 @@ from assistant.game import next_dealer, ranked_places_most, seen_conflict, tappe
 from assistant.referee import Referee  # noqa: E402
 from assistant.rules import RANKED_POINTS, CountRule, Order, TableKind  # noqa: E402
 from assistant.storage import (DATA_SETTING, DB_SETTING, MAX_SITTING_NAME, CalledFirst, CallChanged,  # noqa: E402
-                               CallOpenElsewhere, MovedOn, OpenCall, SqliteStore, StaleSitting, default_db_path)
+                               CallOpenElsewhere, MovedOn, OpenCall, SqliteStore, StaleSitting, default_db_path,
+                               sitting_name)
 from ui import camera, words  # noqa: E402
 from ui.words import esc  # noqa: E402
 
@@ -587,6 +588,11 @@ def sidebar(store: SqliteStore, sittings, chosen) -> None:
                 st.query_params["sitting"] = str(picked)
                 reset_session_ui()
                 st.rerun()
+            with st.expander("Rename this sitting"), st.form(f"rename_sitting_{chosen.id}", border=False):
+                name = st.text_input("New name", value=chosen.name, key=f"rename_{chosen.id}",
+                                     max_chars=MAX_SITTING_NAME)
+                if st.form_submit_button("Rename", key="sitting_rename"):
+                    rename_sitting(store, chosen, name)
         with st.form("new_sitting", clear_on_submit=True):
             name = st.text_input("New sitting", placeholder="Friday at Maya's", key="sitting_name",
                                  max_chars=MAX_SITTING_NAME)
@@ -671,6 +677,17 @@ def start_sitting(store: SqliteStore, name: str) -> None:
     st.query_params["sitting"] = str(info.id)
     reset_session_ui()
     st.session_state["screen"] = "Setup"
+    st.rerun()
+
+
+def rename_sitting(store: SqliteStore, chosen, name: str) -> None:
+    """Give the sitting shown another name, or say why the database refused it (the old name stays)."""
+    try:
+        store.rename_sitting(chosen.id, name)
+    except StorageError as error:
+        st.error(words.storage_problem(str(error)))
+        return
+    flash("toast", f"The sitting {chosen.name} is now called {sitting_name(name)}.")
     st.rerun()
 
 

@@ -76,6 +76,8 @@ class Store(Protocol):
         self, name: str, events: Sequence[Event] = (), rows: Sequence[GameResult] = ()
     ) -> SittingInfo: ...
 
+    def rename_sitting(self, sitting_id: int, name: str) -> None: ...
+
     def events(self, sitting_id: int) -> list[Event]: ...
 
     def append(self, sitting_id: int, seq: int, event: Event, rows: Sequence[GameResult] | None,
@@ -401,6 +403,14 @@ class SqliteStore:
             )
             _write_rows(db, sitting_id, rows)
         return SittingInfo(sitting_id, name, created, len(events), created)
+
+    def rename_sitting(self, sitting_id: int, name: str) -> None:
+        """Give a sitting another name ("Fridya at Maya's" typed in a hurry): its log, games and open call stay as
+        they are. The name is checked as a new sitting's is, before anything is written."""
+        name = sitting_name(name)
+        with self._transaction() as db:
+            if db.execute("UPDATE sittings SET name = ? WHERE id = ?", (name, sitting_id)).rowcount != 1:
+                raise StorageError(f"there is no sitting number {sitting_id} in {self.path}")
 
     def events(self, sitting_id: int) -> list[Event]:
         if not -2**63 <= sitting_id < 2**63 or not self._read("SELECT 1 FROM sittings WHERE id = ?", (sitting_id,)):

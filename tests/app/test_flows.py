@@ -497,6 +497,23 @@ def test_two_sittings_of_one_name_begun_the_same_day_are_told_apart_in_the_sideb
     assert any(name.startswith("Friday (") and "no. " not in name for name in shown), shown
 
 
+def test_a_sitting_renamed_in_the_sidebar_keeps_its_game_and_a_bad_name_is_refused_in_words(db):
+    """A typo in the sitting's name ("Fridya") stayed in the sidebar all evening: it can be renamed, the game on
+    screen goes on, and an empty name is refused with the old name kept."""
+    at = deal(open_app(), "Sam", "Maya")
+    click(at, "play_1")
+    at.sidebar.text_input(key="rename_1").input("  Friday at Maya's ")
+    click(at, "sitting_rename")
+    assert [s.name for s in SqliteStore(db).sittings()] == ["Friday at Maya's"]
+    assert "The sitting Tonight is now called Friday at Maya's." in [t.value for t in at.toast]
+    assert list(at.sidebar.selectbox[0].options)[0].startswith("Friday at Maya's (")
+    assert "Maya's turn" in text(at) and stored_state(db).state.game.pile == 1
+    at.sidebar.text_input(key="rename_1").input("   ")
+    click(at, "sitting_rename")
+    assert "A sitting needs a name." in [e.value for e in at.sidebar.error]
+    assert [s.name for s in SqliteStore(db).sittings()] == ["Friday at Maya's"]
+
+
 def _verdict_marks(at) -> list[str]:
     return re.findall(r"data-key='(verdict:[^']*)'", " ".join(h.proto.body for h in at.get("html")))
 

@@ -233,6 +233,25 @@ def test_a_sitting_name_too_long_for_a_listing_is_refused(tmp_path):
     assert store.sittings() == []
 
 
+def test_a_sitting_renamed_keeps_its_log_and_games_and_a_bad_name_changes_nothing(tmp_path):
+    """A typo in a sitting's name ("Fridya") was there for good: a new name now replaces it, checked as a new
+    sitting's name is, and the games stay where they were."""
+    store = SqliteStore(tmp_path / "r.sqlite3")
+    referee = Referee.new(store, "Fridya")
+    referee.record(Winner("Alice", players=PLAYERS))
+    store.create_sitting("Saturday")
+    store.rename_sitting(1, "  Friday\tat Maya's ")
+    assert [s.name for s in store.sittings()] == ["Friday at Maya's", "Saturday"]
+    assert [row.winner for row in Referee(store, 1).state.table.rows] == ["Alice"]
+    with pytest.raises(StorageError, match="a sitting needs a name"):
+        store.rename_sitting(1, " \n ")
+    with pytest.raises(StorageError, match="at most 80 characters"):
+        store.rename_sitting(1, "x" * 81)
+    with pytest.raises(StorageError, match="there is no sitting number 7"):
+        store.rename_sitting(7, "Sunday")
+    assert [s.name for s in store.sittings()] == ["Friday at Maya's", "Saturday"]
+
+
 def test_another_programs_sqlite_file_is_refused_and_left_as_it_was(tmp_path):
     path = tmp_path / "photos.db"
     other = sqlite3.connect(path)
@@ -805,6 +824,8 @@ def test_a_read_only_database_opens_to_be_shown_and_refuses_a_write_in_words(tmp
     assert [row.winner for row in shown.state.table.rows] == ["Alice"]
     with pytest.raises(StorageError, match="read-only"):
         shown.record(Winner("Ben"))
+    with pytest.raises(StorageError, match="read-only"):
+        store.rename_sitting(1, "Saturday")
     assert path.read_bytes() == before and [row.winner for row in Referee(store, 1).state.table.rows] == ["Alice"]
     if not folder_writable:
         assert not (tmp_path / "r.sqlite3-shm").exists(), "read as it lies: no index made in a read-only folder"
