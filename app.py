@@ -1937,13 +1937,13 @@ def table_screen(referee: Referee) -> None:
         standing, bars = st.columns([2, 3], gap="medium")  # side by side where there is room; on a phone one above
         # a plain table, as the deal's: the data grid put a Hebrew name at its cell's right edge, and a toolbar and
         # grid cells for a keyboard to go through
-        standing.table({"Player": [p for p, _ in ranking], unit: [s for _, s in ranking]}, hide_index=True)
+        names, points = [p for p, _ in ranking], [s for _, s in ranking]
+        standing.table({"Player": names, unit: points}, hide_index=True)
         import pandas as pd
 
-        frame = pd.DataFrame({"player": [p for p, _ in ranking], "score": [s for _, s in ranking]})
-        chart = alt.Chart(frame).mark_bar(color="#d93a2b").encode(
+        chart = alt.Chart(pd.DataFrame({"player": names, "score": points})).mark_bar(color="#d93a2b").encode(
             x=alt.X("score:Q", title=unit, axis=alt.Axis(tickMinStep=1)),
-            y=alt.Y("player:N", sort=[p for p, _ in ranking], title=None,  # ties in the standing's order
+            y=alt.Y("player:N", sort=names, title=None,  # ties in the standing's order
                     axis=alt.Axis(labelFontSize=16, labelOverlap=False, labelLimit=240)),
         )
         # room for the score axis below the bars, and a full 16 px label for every player
