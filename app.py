@@ -486,8 +486,19 @@ def say_what_another_window_took_back(referee: Referee, sitting_key: str) -> Non
     if shown is None or ss.get("_sitting_key") != sitting_key:
         return
     taken = shown.sitting.catch_up(referee.sitting.log)  # this window's own undos are in its log already
-    if taken:
-        what = ", then ".join(words.undo_label(event).removeprefix("Undo ") for event in taken)
+    undone = []
+    for event, then in taken:
+        if isinstance(event, Call) and isinstance(then, Call) and then.caller == event.caller:
+            if then.revealed != event.revealed:  # a correction: the verdict given again, on other cards
+                flash("toast", f"Another window corrected the cards of {event.caller}'s call: "
+                               f"{words.cards_shown(then.revealed, ', ')}.")
+            continue  # the first verdict kept: nothing changed
+        undone.append(event)
+    reopened = bool(undone) and isinstance(undone[-1], Call) and taken[-1][1] is None and correcting(referee, undone[-1])
+    if reopened:
+        flash("toast", f"Another window is correcting the cards of {undone.pop().caller}'s call.")
+    if undone:
+        what = ", then ".join(words.undo_label(event).removeprefix("Undo ") for event in undone)
         flash("toast", f"Another window took back {what}.")
     held = ss.get("call")  # this window's own cancel lets go of its call first
     if held is not None and held.at == len(referee.sitting.log) and held.original is None:
@@ -497,6 +508,15 @@ def say_what_another_window_took_back(referee: Referee, sitting_key: str) -> Non
             return  # the page's run says what is wrong with the database
         if cancelled:  # no verdict, no event: the call was cancelled, or its Undo took it back
             flash("toast", f"Another window cancelled {held.caller}'s call: the play stands, and may be called.")
+
+
+def correcting(referee: Referee, verdict: Call) -> bool:
+    """Whether the call open is ``verdict`` reopened to correct its cards (an Undo that opened it again)."""
+    try:
+        call = referee.open_call()
+    except StorageError:
+        return False  # the page's run says what is wrong with the database
+    return call is not None and call.caller == verdict.caller and call.original == verdict.revealed
 
 
 def places_now(referee: Referee) -> tuple[str, ...]:
@@ -1269,8 +1289,10 @@ def game_screen(referee: Referee) -> None:
         were = "the card was" if len(verdict.revealed) == 1 else "the cards were"
         # the cards and the button that corrects them on one line: the next turn's buttons stay on a laptop's screen
         said, correct = st.columns([3, 1], vertical_alignment="center")
+        corrected = words.count_corrected(verdict.claim, len(verdict.revealed))
         said.markdown(f"<div class='cr-sub'>{esc(verdict.caller)} called {esc(verdict.challenged)}'s "
-                      f"{esc(words.claim_text(verdict.claim))}: {were} {esc(shown)}</div>", unsafe_allow_html=True)
+                      f"{esc(words.claim_text(verdict.claim))}: {were} {esc(shown)}"
+                      f"{esc(f' ({corrected})' if corrected else '')}</div>", unsafe_allow_html=True)
         speak(verdict.announcement(), f"verdict:{said_as}")
         button(correct, "Correct the revealed cards", key="correct_verdict", on_click=correct_last_verdict,
                args=(log_len,), width="stretch", wrap=True)
@@ -1297,8 +1319,9 @@ def game_screen(referee: Referee) -> None:
     board.markdown(hands_html(game, calling=call is not None or waiting), unsafe_allow_html=True)
     if game.out_of_game:
         board.caption(f"{card_count(game.out_of_game)} laid out as fours of a kind.")
-    if game.seen:
-        board.caption(f"Seen face up, and where those cards can be now: {words.seen_text(game.seen, game.players)}",
+    seen = words.seen_text(game.seen, game.players, [p for p in game.players if game.hands[p]])
+    if seen:
+        board.caption(f"Seen face up, and where those cards can be now: {seen}",
                    help="The referee follows the cards turned up at each call: a card seen going into a hand stays "
                         "there until that player lays cards down, and the pile goes to whoever picks it up. Cards "
                         "turned up, or four laid out, that need cards seen elsewhere do not fit: the screen says where "
@@ -1500,7 +1523,7 @@ def revealed_so_far(game, caller: str, claim, call: OpenCall) -> None:
         try:
             verdict = verdict_for(game, caller, revealed)
         except CheatError as error:
-            st.error(str(error))
+            st.error(words.sentence(str(error)))
         else:
             st.markdown(f"<div class='cr-sub'>If these are the cards: <b>{esc(verdict.announcement())}</b>"
                         f"{esc(pile_corrected(game, claim, revealed))}</div>", unsafe_allow_html=True)
@@ -1515,11 +1538,9 @@ def revealed_so_far(game, caller: str, claim, call: OpenCall) -> None:
 def pile_corrected(game, claim, revealed) -> str:
     """Why the verdict's number differs from the pile shown, where the cards revealed are not as many as claimed:
     "Dev picks up 28 cards" beside a pile of 40 read like the referee's mistake. Empty where they are as many."""
-    if len(revealed) == claim.count:
-        return ""
+    corrected = words.count_corrected(claim, len(revealed))
     pile = game.pile + len(revealed) - claim.count
-    return (f" ({card_count(len(revealed))} laid, not the {claim.count} claimed: the pile holds {pile}, "
-            f"not {game.pile})")
+    return f" ({corrected}; the pile holds {pile}, not {game.pile})" if corrected else ""
 
 
 def _could_be_honest(game, caller: str, claim) -> bool:
@@ -1951,14 +1972,14 @@ def table_screen(referee: Referee) -> None:
 
     st.subheader("History", anchor=False)
     if table.rows:
-        # the last games in view, the earlier ones folded above them: every game listed pushed the downloads a
-        # screen further down with each game of a long evening
-        earlier, recent = table.rows[:-HISTORY_SHOWN], table.rows[-HISTORY_SHOWN:]
-        ranked = TableKind.RANKED in kinds
-        if earlier:
-            with st.expander(f"Games 1 to {len(earlier)}", key="history_earlier"):
-                st.table(history_rows(earlier, ranked), hide_index=True)
-        st.table(history_rows(recent, ranked), hide_index=True)
+        # the last games, or all of them on a switch: every game listed pushed the downloads a screen further down
+        # with each game of a long evening (one table: the earlier games in a table of their own, folded, had
+        # columns of other widths, and on a phone a table wider than its box)
+        rows = table.rows
+        if len(rows) > HISTORY_SHOWN and not st.toggle(f"Show all {len(rows)} games (the last {HISTORY_SHOWN} are "
+                                                         "shown)", key="history_all"):
+            rows = rows[-HISTORY_SHOWN:]
+        st.table(history_rows(rows, TableKind.RANKED in kinds), hide_index=True)
     else:
         st.caption("No game finished yet in this sitting.")
     d1, d2 = st.columns(2)
@@ -1969,7 +1990,7 @@ def table_screen(referee: Referee) -> None:
                        wrap=True)  # whole, on two lines where the column is narrow (cut at 800 px beside the sidebar)
 
 
-#: How many of the last games the History shows; those before are folded away.
+#: How many of the last games the History shows unless all are asked for.
 HISTORY_SHOWN = 10
 
 
@@ -2250,6 +2271,10 @@ def for_every_player() -> None:
       document.querySelectorAll("." + cls + " button").forEach(b => {
         if (b.getAttribute("aria-label") !== name) b.setAttribute("aria-label", name);
       }));
+    // read once a run has drawn the page whole (a new mark): read while the page was drawn, the new turn was said
+    // alone, and the verdict drawn under it a moment later said after it
+    if (mark.dataset.run === run) return say(said);
+    run = mark.dataset.run;
     // a verdict said once (its mark is where it stands in the log): shown again when the play after it is taken
     // back, it is not news
     const shown = document.querySelector(".cr-verdict");
@@ -2262,8 +2287,6 @@ def for_every_player() -> None:
     if (now && now !== turn) said.push(now);
     if (now) turn = now;
     say(said);
-    if (mark.dataset.run === run) return;
-    run = mark.dataset.run;
     const lost = !document.activeElement || document.activeElement === document.body;
     if (keyboard && lost) {
       const back = (focused && usable("." + focused + " button")) || FIRST.map(usable).find(b => b);

@@ -85,20 +85,23 @@ class Sitting:
             self._counted_at.append(len(self.log))
         self.log.append(event)
 
-    def catch_up(self, log: Sequence[Event]) -> list[Event]:
+    def catch_up(self, log: Sequence[Event]) -> list[tuple[Event, Event | None]]:
         """Apply what another writer recorded after this sitting's log (``log``: the log as stored now, which goes on
-        from this one) and return the events its undos took back, in order. A window that only watches the game
-        says "another window took back Ann's play": its screen changed under the table's eyes without a word. A
-        ``log`` that does not go on from this one (another database under the same name) changes nothing and takes
-        nothing back."""
+        from this one) and return, for each of its undos in order, the event it took back and the event recorded
+        right after it (None where none was, or another undo). A window that only watches the game says "another
+        window took back Ann's play": its screen changed under the table's eyes without a word. The event after
+        tells a correction (a verdict taken back and given again) from an undo. A ``log`` that does not go on from
+        this one (another database under the same name) changes nothing and takes nothing back."""
         if len(log) <= len(self.log) or list(log[:len(self.log)]) != self.log:
             return []
-        taken: list[Event] = []
-        for event in log[len(self.log):]:
+        new = log[len(self.log):]
+        taken: list[tuple[Event, Event | None]] = []
+        for i, event in enumerate(new):
             undone = self.last_counted if isinstance(event, Undo) else None
             self.apply(event)
             if undone is not None:
-                taken.append(undone)
+                then = new[i + 1] if i + 1 < len(new) and not isinstance(new[i + 1], Undo) else None
+                taken.append((undone, then))
         return taken
 
     @property

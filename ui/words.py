@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import html
 import unicodedata
-from typing import Iterable
+from typing import Collection, Iterable
 
 from assistant import Call, Claim, FourOfAKind, NewGame, NoCall, Pass, Play, Rank, Rules, Winner
+from assistant.cards import card_count
 from assistant.rules import RANKED_POINTS, CountRule, Order, TableKind
 from assistant.seen import Seen, where
 
@@ -49,12 +50,14 @@ def cards_shown(ranks: Iterable[Rank], sep: str = " ") -> str:
     return sep.join(card_word(r) for r in ranks)
 
 
-def seen_text(seen: Seen, players: tuple[str, ...]) -> str:
+def seen_text(seen: Seen, players: tuple[str, ...], holding: Collection[str]) -> str:
     """The cards seen face up in reveals and where they can be now, a group a place: "in Bob's hand: A A A A · in
-    Bob's hand, or the pile: 7". Empty when none is known."""
+    Bob's hand, or the pile: 7". Cards that can be in every hand ``holding`` cards, or the pile, are left out: they
+    can be anywhere, and "in Ann's or Ben's or Cara's or Dev's or Eve's hand, or the pile" ran to three lines above
+    the Cheat! buttons saying nothing. Empty when nothing is known."""
     order = {rank: i for i, rank in enumerate(Rank)}
     return " · ".join(f"in {where((group,), players)}: {cards_shown(sorted(group.ranks, key=order.get))}"
-                      for group in seen)
+                      for group in seen if not (group.pile and set(holding) <= group.hands))
 
 
 def rank_plural(rank: Rank, n: int = 2) -> str:
@@ -68,6 +71,20 @@ def rank_plural(rank: Rank, n: int = 2) -> str:
 def claim_text(claim: Claim) -> str:
     """'two 5s', 'one ace'."""
     return f"{number(claim.count)} {rank_plural(claim.rank, claim.count)}"
+
+
+def count_corrected(claim: Claim, laid: int) -> str:
+    """Where the cards turned up are not as many as claimed, what that does to the hand that played them: the
+    verdict's number is the pile's as corrected, and "Cara picks up 6 cards" beside a hand that grew by 8 (or a pile
+    of 8) read like the referee's mistake. Empty where they are as many."""
+    if laid == claim.count:
+        return ""
+    told = f"{card_count(laid)} laid, not the {claim.count} claimed: "
+    if laid < claim.count:
+        back = claim.count - laid
+        return told + (f"the other {back} go" if back > 1 else "the other one goes") + f" back to {claim.player}'s hand"
+    more = laid - claim.count
+    return told + (f"{more} more come" if more > 1 else "one more comes") + f" out of {claim.player}'s hand"
 
 
 def isolated(name: str) -> str:

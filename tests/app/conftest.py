@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 from pathlib import Path
 
@@ -41,7 +42,7 @@ def text(at: AppTest) -> str:
     """Everything the page says in markdown, tags stripped, as one string."""
     parts = [m.value for m in at.markdown] + [m.value for m in at.main.get("caption")]
     inline = re.sub(r"</?span[^>]*>", "", " ".join(parts))  # a span is inline: "<span>Maya</span>'s turn"
-    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", inline))
+    return html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", inline)))
 
 
 def errors(at: AppTest) -> list[str]:

@@ -157,8 +157,8 @@ def test_call_with_a_lie(db):
     click(at, "reveal_add_4")
     assert "Revealed: 4 (1 of the 2 claimed: apply once every card laid is in)" in text(at)  # a verdict shown now is on one card so far
     # applied now, the verdict would count one card laid: its number is not the pile shown, and says why
-    assert "If these are the cards: Lie: Sam picks up 6 cards (1 card laid, not the 2 claimed: the pile holds 6, " \
-           "not 7)" in text(at)
+    assert "If these are the cards: Lie: Sam picks up 6 cards (1 card laid, not the 2 claimed: the other one goes " \
+           "back to Sam's hand; the pile holds 6, not 7)" in text(at)
     click(at, "reveal_add_9")
     assert "of the 2 claimed" not in text(at) and "not the 2 claimed" not in text(at)
     assert "If these are the cards: Lie: Sam picks up 7 cards" in text(at)
@@ -168,6 +168,20 @@ def test_call_with_a_lie(db):
     assert game.hands["Sam"] == 16 - 2 + 7 - 0 + 0  # 16 after the aces, minus two 4s, plus the pile of 7
     assert game.pile == 0 and game.turn == "Maya"
     assert "Maya's turn" in text(at) and "claims 5s" in text(at)
+
+
+def test_a_verdict_on_fewer_cards_than_claimed_says_where_the_others_went(db):
+    """After Apply the verdict said "Sam picks up 1 card" while Sam's hand grew by 3: the two aces claimed and never
+    laid went back to it, which the screen did not say."""
+    at = deal(open_app(), "Sam", "Maya", "Leo")
+    held = stored_state(db).state.game.hands["Sam"]
+    click(at, "play_3")
+    click(at, "cheat_Maya")
+    click(at, "reveal_add_A")
+    click(at, "apply_verdict")
+    assert "Maya called Sam's three aces: the card was A (1 card laid, not the 3 claimed: the other 2 go back to " \
+           "Sam's hand)" in text(at)
+    assert stored_state(db).state.game.hands["Sam"] == held, "the ace laid picked up again, the other two never left"
 
 
 def test_call_with_an_honest_play(db):
@@ -468,19 +482,22 @@ def test_a_match_table_before_any_game_shows_no_standing_of_noughts(db):
     assert list(at.table[0].value["Wins"]) == [1, 0]
 
 
-def test_a_long_evening_keeps_the_last_games_in_view_and_folds_the_earlier_ones(db):
+def test_a_long_evening_keeps_the_last_games_in_view_and_shows_them_all_on_a_switch(db):
     """Every game in the History pushed the downloads a screen further down with each game of a long evening: the
-    last ten are shown, the ones before are folded above them, and none is lost."""
+    last ten are shown, all of them on a switch, and none is lost."""
     at = deal(open_app(), "Ann", "Ben")
     at.segmented_control[0].set_value("Match table").run()
-    for n in range(12):
+    for n in range(10):
         click(at, "winner_Ann" if n % 3 else "winner_Ben")
-    folded = at.expander(key="history_earlier")
-    assert folded.label == "Games 1 to 2"
-    earlier, recent = folded.table[0].value, at.table[-1].value
-    assert list(earlier["Game"]) == [1, 2] and list(earlier["Winner"]) == ["Ben", "Ann"]
-    assert list(recent["Game"]) == list(range(3, 13)) and list(recent["Winner"])[:2] == ["Ann", "Ben"]
-    assert list(at.table[0].value["Wins"]) == [8, 4], "the standing counts every game, folded or not"
+    assert not at.main.get("toggle") and list(at.table[-1].value["Game"]) == list(range(1, 11)), "ten: all, no switch"
+    click(at, "winner_Ann")
+    click(at, "winner_Ann")
+    assert at.toggle(key="history_all").label == "Show all 12 games (the last 10 are shown)"
+    assert list(at.table[-1].value["Game"]) == list(range(3, 13))
+    assert list(at.table[0].value["Wins"]) == [8, 4], "the standing counts every game, shown or not"
+    at.toggle(key="history_all").set_value(True).run()
+    history = at.table[-1].value
+    assert list(history["Game"]) == list(range(1, 13)) and list(history["Winner"])[:3] == ["Ben", "Ann", "Ann"]
 
 
 def test_two_sittings_of_one_name_begun_the_same_day_are_told_apart_in_the_sidebar(db):
@@ -968,6 +985,37 @@ def test_a_window_that_only_watches_is_told_what_another_window_took_back(db):
     click(other, "play_2")
     at.run()
     assert not [t.value for t in at.toast if t.value.startswith("Another window")], "a play is seen, not said"
+
+
+def test_a_window_that_only_watches_is_told_of_a_correction_not_of_an_undo(db):
+    """A correction reopened, kept or applied in another window was said in a watching window as "took back Maya's
+    call and its verdict", though the verdict on its screen was still there, or had only changed its cards."""
+    at = deal(open_app(), "Sam", "Maya", "Leo")
+    click(at, "play_2")
+    click(at, "cheat_Maya")
+    click(at, "reveal_honest")
+    click(at, "apply_verdict")
+    other = open_app()
+    told = lambda: [t.value for t in at.toast if t.value.startswith("Another window")]  # noqa: E731
+    click(other, "correct_verdict")
+    at.run()
+    assert told() == ["Another window is correcting the cards of Maya's call."]
+    click(other, "keep_verdict")
+    at.run()
+    assert told() == [], "the verdict it showed before the correction is back: nothing to say"
+    click(other, "correct_verdict")
+    click(other, "keep_verdict")
+    at.run()
+    assert told() == [], "a correction opened and given up between two looks changed nothing"
+    click(other, "correct_verdict")
+    click(other, "reveal_back")
+    click(other, "reveal_add_7")
+    click(other, "apply_verdict")
+    at.run()
+    assert told() == ["Another window corrected the cards of Maya's call: A, 7."]
+    click(other, "undo")
+    at.run()
+    assert told() == ["Another window took back Maya's call and its verdict."]
 
 
 def test_a_window_that_only_watches_is_told_that_another_window_cancelled_the_call(db):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from assistant import Call, NewGame, Pass, Play, Rank, Undo, Winner
 from assistant.game import Claim
 from assistant.rules import TableKind
+from assistant.seen import SeenCards
 from ui import words
 
 
@@ -73,3 +74,27 @@ def test_a_name_that_looks_like_one_at_the_table_is_the_same_name():
     assert words.check_name("Zoë", ["Zoe\u0308"]) is not None
     assert words.check_name(words.clean_name("Zoe\u0308"), ["Zoë"]).startswith("Zoë is already at the table")
     assert words.check_name(words.clean_name("王伟\u200b"), ["王伟"]) is not None
+
+
+def test_seen_cards_that_can_be_anywhere_are_not_listed():
+    """A card that can be in every hand that holds cards, or the pile, tells the table nothing: listed, such groups
+    ran to three lines above the Cheat! buttons in a five-player game."""
+    players = ("Ann", "Ben", "Cara")
+    seen = (SeenCards((Rank.ACE, Rank.ACE), frozenset({"Ann"})),
+            SeenCards((Rank.EIGHT,), frozenset(players), pile=True),
+            SeenCards((Rank.KING,), frozenset({"Ann", "Ben"}), pile=True))
+    assert words.seen_text(seen, players, players) == "in Ann's hand: A A · in Ann's or Ben's hand, or the pile: K"
+    # Cara out of cards: the kings can be in every hand that holds any, or the pile
+    assert words.seen_text(seen, players, ("Ann", "Ben")) == "in Ann's hand: A A"
+    assert words.seen_text(seen[1:2], players, players) == ""
+
+
+def test_a_reveal_of_fewer_or_more_cards_than_claimed_says_where_the_difference_went():
+    """"Cara picks up 6 cards" beside a hand that grew by 8 read like the referee's mistake: two of her three
+    claimed cards were never laid, and went back to her hand."""
+    three = Claim("Cara", 3, Rank.THREE)
+    assert words.count_corrected(three, 3) == ""
+    assert words.count_corrected(three, 1) == "1 card laid, not the 3 claimed: the other 2 go back to Cara's hand"
+    assert words.count_corrected(three, 2) == "2 cards laid, not the 3 claimed: the other one goes back to Cara's hand"
+    assert words.count_corrected(three, 4) == "4 cards laid, not the 3 claimed: one more comes out of Cara's hand"
+    assert words.count_corrected(three, 6) == "6 cards laid, not the 3 claimed: 3 more come out of Cara's hand"

@@ -88,7 +88,9 @@ def test_catching_up_with_another_writer_gives_the_live_state_and_names_what_its
     watcher = Sitting(writer.log[:seen_up_to])
     taken = watcher.catch_up(writer.log)
     assert watcher.state == writer.state and watcher.log == writer.log
-    assert taken == [event for at, event in took_back if at >= seen_up_to]
+    log = writer.log
+    after = lambda at: log[at + 1] if at + 1 < len(log) and not isinstance(log[at + 1], Undo) else None  # noqa: E731
+    assert taken == [(event, after(at)) for at, event in took_back if at >= seen_up_to]
     assert watcher.catch_up(writer.log) == [], "nothing new, nothing said"
 
 
