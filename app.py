@@ -2186,7 +2186,7 @@ def for_every_player() -> None:
   window.__cheatForEveryPlayer = true;
   const FIRST = %s;
   let run = null, turn = null, verdicts = new Set(), keyboard = false, focused = null, told = new WeakSet();
-  let spokenRun = null, spoken = [], ticks = 0;
+  let spokenRun = null, spoken = [], ticks = 0, markSeen = null, markAt = 0;
   // a log: each thing said is a line of its own, added, which a screen reader reads in turn; one text replaced
   // (two quick undos and a play within half a second) could be replaced before it was read
   const live = document.createElement("div");
@@ -2271,9 +2271,14 @@ def for_every_player() -> None:
       document.querySelectorAll("." + cls + " button").forEach(b => {
         if (b.getAttribute("aria-label") !== name) b.setAttribute("aria-label", name);
       }));
-    // read once a run has drawn the page whole (a new mark): read while the page was drawn, the new turn was said
-    // alone, and the verdict drawn under it a moment later said after it
-    if (mark.dataset.run === run) return say(said);
+    // read once a run has drawn the page whole (a new mark), and it has stood a moment: read while the page was
+    // drawn, the new turn was said alone, and the verdict drawn under it a moment later after it; and the mark can
+    // come before the markdown above it is in (the turn 40 ms after it, seen after a deal)
+    if (mark.dataset.run !== markSeen) {
+      markSeen = mark.dataset.run;
+      markAt = Date.now();
+    }
+    if (mark.dataset.run === run || Date.now() - markAt < 200) return say(said);
     run = mark.dataset.run;
     // a verdict said once (its mark is where it stands in the log): shown again when the play after it is taken
     // back, it is not news
