@@ -468,7 +468,7 @@ def act(event, at: int) -> bool:
     end_call()
     say_places(referee, placed)
     if undone is not None:
-        flash("toast", f"Took back {words.undo_label(undone).removeprefix('Undo ')}.")
+        flash("toast", f"Took back {words.taken_back(undone)}.")
     elif isinstance(event, Pass):
         flash("toast", f"{event.player} passed.")
     elif isinstance(event, FourOfAKind):
@@ -476,47 +476,78 @@ def act(event, at: int) -> bool:
     return True
 
 
-def say_what_another_window_took_back(referee: Referee, sitting_key: str) -> None:
-    """What another window's Undo took back, or its cancel, since this window last drew the game, said as this
-    window's own is ("Another window took back Ann's play."): a window that only watched saw the play or the call
-    vanish, and its screen reader kept the old verdict, without a word. Its plays, calls and verdicts need no words:
-    the page shows them."""
+def say_what_another_window_did(referee: Referee, sitting_key: str) -> None:
+    """What another window took back, cancelled or corrected since this window last drew the game, said as this
+    window's own taps are ("Another window took back Ann's play."): a window that only watched saw the play or the
+    call vanish, and its screen reader kept the old verdict, without a word. Its plays, calls and verdicts need no
+    words: the page shows them, and its turn and winner's lines are read out; on the match table, which has no such
+    line, a result recorded is said."""
     ss = st.session_state
     shown: Referee | None = ss.get("_referee")
     if shown is None or ss.get("_sitting_key") != sitting_key:
         return
-    taken = shown.sitting.catch_up(referee.sitting.log)  # this window's own undos are in its log already
-    undone = []
-    for event, then in taken:
-        if isinstance(event, Call) and isinstance(then, Call) and then.caller == event.caller:
-            if then.revealed != event.revealed:  # a correction: the verdict given again, on other cards
-                flash("toast", f"Another window corrected the cards of {event.caller}'s call: "
-                               f"{words.cards_shown(then.revealed, ', ')}.")
-            continue  # the first verdict kept: nothing changed
-        undone.append(event)
-    reopened = bool(undone) and isinstance(undone[-1], Call) and taken[-1][1] is None and correcting(referee, undone[-1])
-    if reopened:
-        flash("toast", f"Another window is correcting the cards of {undone.pop().caller}'s call.")
-    if undone:
-        what = ", then ".join(words.undo_label(event).removeprefix("Undo ") for event in undone)
-        flash("toast", f"Another window took back {what}.")
-    held = ss.get("call")  # this window's own cancel lets go of its call first
-    if held is not None and held.at == len(referee.sitting.log) and held.original is None:
-        try:
-            cancelled = referee.open_call() is None
-        except StorageError:
-            return  # the page's run says what is wrong with the database
-        if cancelled:  # no verdict, no event: the call was cancelled, or its Undo took it back
-            flash("toast", f"Another window cancelled {held.caller}'s call: the play stands, and may be called.")
-
-
-def correcting(referee: Referee, verdict: Call) -> bool:
-    """Whether the call open is ``verdict`` reopened to correct its cards (an Undo that opened it again)."""
+    held: OpenCall | None = ss.get("call")  # this window's own cancel or verdict lets go of its call first
+    events, rows = len(shown.sitting.log), len(shown.state.table.rows)
+    taken = shown.sitting.catch_up(referee.sitting.log)  # this window's own events are in its log already
+    new = referee.sitting.log[events:] if len(shown.sitting.log) == len(referee.sitting.log) > events else []
+    if not new and held is None:
+        return
     try:
-        call = referee.open_call()
+        stored = referee.open_call()
     except StorageError:
-        return False  # the page's run says what is wrong with the database
-    return call is not None and call.caller == verdict.caller and call.original == verdict.revealed
+        return  # the page's run says what is wrong with the database
+    said = [*call_ended_elsewhere(held, events, stored, new), *undone_elsewhere(taken, stored)]
+    if ss.get("screen") == "Match table":  # no turn or winner's line says it here, as on the game screen
+        said += [f"Another window recorded game {row.number}: "
+                 f"{words.places_text(row.places) if len(row.places) > 1 else row.winner + ' won'}."
+                 for row in referee.state.table.rows[rows:] if new]
+    for text in said:
+        flash("toast", text)
+
+
+def call_ended_elsewhere(held: OpenCall | None, events: int, stored: OpenCall | None, new: list) -> list[str]:
+    """What became of the call this window showed (``held``, on the log's first ``events`` events), where another
+    window ended it: cancelled (no event says so: the call is gone, and no verdict came), or, for a correction, its
+    cards kept or corrected. A verdict given on a call needs no words: the page shows it."""
+    if held is None or held.at != events or (stored is not None and (stored.at, stored.caller) == (held.at, held.caller)):
+        return []
+    verdict = new[0] if new and isinstance(new[0], Call) and new[0].caller == held.caller else None
+    if held.original is None:
+        return [] if verdict is not None else [
+            f"Another window cancelled {held.caller}'s call: the play stands, and may be called."]
+    if verdict is None:
+        return []
+    if verdict.revealed == held.original:
+        return [f"Another window kept the first verdict on {held.caller}'s call."]
+    return [f"Another window corrected the cards of {held.caller}'s call: {words.cards_shown(verdict.revealed, ', ')}."]
+
+
+def undone_elsewhere(taken: list, stored: OpenCall | None) -> list[str]:
+    """What another window's undos took back (``taken``: :meth:`Sitting.catch_up`'s pairs), in order: a verdict
+    taken back and given again is a correction, said as one, or nothing where its cards stayed; one taken back and
+    open again with its cards is a correction under way."""
+    said: list[str] = []
+    plain: list = []
+
+    def took_back() -> None:
+        if plain:
+            said.append(f"Another window took back {', then '.join(map(words.taken_back, plain))}.")
+            plain.clear()
+
+    for i, (event, then) in enumerate(taken):
+        if isinstance(event, Call) and isinstance(then, Call) and then.caller == event.caller:
+            took_back()
+            if then.revealed != event.revealed:
+                said.append(f"Another window corrected the cards of {event.caller}'s call: "
+                            f"{words.cards_shown(then.revealed, ', ')}.")
+        elif (i == len(taken) - 1 and isinstance(event, Call) and then is None and stored is not None
+              and (stored.caller, stored.original) == (event.caller, event.revealed)):
+            took_back()
+            said.append(f"Another window is correcting the cards of {event.caller}'s call.")
+        else:
+            plain.append(event)
+    took_back()
+    return said
 
 
 def places_now(referee: Referee) -> tuple[str, ...]:
@@ -608,9 +639,11 @@ def sidebar(store: SqliteStore, sittings, chosen) -> None:
                 st.query_params["sitting"] = str(picked)
                 reset_session_ui()
                 st.rerun()
+            box = f"rename_{chosen.id}"
+            if st.session_state.get(f"_{box}_of") != chosen.name:  # renamed, here or in another window: shown anew
+                st.session_state[box] = st.session_state[f"_{box}_of"] = chosen.name
             with st.expander("Rename this sitting"), st.form(f"rename_sitting_{chosen.id}", border=False):
-                name = st.text_input("New name", value=chosen.name, key=f"rename_{chosen.id}",
-                                     max_chars=MAX_SITTING_NAME)
+                name = st.text_input("New name", key=box, max_chars=MAX_SITTING_NAME)
                 if st.form_submit_button("Rename", key="sitting_rename"):
                     rename_sitting(store, chosen, name)
         with st.form("new_sitting", clear_on_submit=True):
@@ -1526,7 +1559,7 @@ def revealed_so_far(game, caller: str, claim, call: OpenCall) -> None:
             st.error(words.sentence(str(error)))
         else:
             st.markdown(f"<div class='cr-sub'>If these are the cards: <b>{esc(verdict.announcement())}</b>"
-                        f"{esc(pile_corrected(game, claim, revealed))}</div>", unsafe_allow_html=True)
+                        f"{esc(pile_corrected(game, verdict))}</div>", unsafe_allow_html=True)
             misfit = seen_conflict(game, claim.player, revealed)
             if misfit is not None:
                 st.warning(f"These cards do not fit what the table saw: {misfit}. Check them; if they are right, an "
@@ -1535,12 +1568,11 @@ def revealed_so_far(game, caller: str, claim, call: OpenCall) -> None:
               args=(call, revealed))
 
 
-def pile_corrected(game, claim, revealed) -> str:
+def pile_corrected(game, verdict) -> str:
     """Why the verdict's number differs from the pile shown, where the cards revealed are not as many as claimed:
     "Dev picks up 28 cards" beside a pile of 40 read like the referee's mistake. Empty where they are as many."""
-    corrected = words.count_corrected(claim, len(revealed))
-    pile = game.pile + len(revealed) - claim.count
-    return f" ({corrected}; the pile holds {pile}, not {game.pile})" if corrected else ""
+    corrected = words.count_corrected(verdict.claim, len(verdict.revealed))
+    return f" ({corrected}; the pile holds {verdict.cards}, not {game.pile})" if corrected else ""
 
 
 def _could_be_honest(game, caller: str, claim) -> bool:
@@ -1976,8 +2008,8 @@ def table_screen(referee: Referee) -> None:
         # with each game of a long evening (one table: the earlier games in a table of their own, folded, had
         # columns of other widths, and on a phone a table wider than its box)
         rows = table.rows
-        if len(rows) > HISTORY_SHOWN and not st.toggle(f"Show all {len(rows)} games (the last {HISTORY_SHOWN} are "
-                                                         "shown)", key="history_all"):
+        if len(rows) > HISTORY_SHOWN and not st.toggle(f"Show all {len(rows)} games, not only the last {HISTORY_SHOWN}",
+                                                         key="history_all"):
             rows = rows[-HISTORY_SHOWN:]
         st.table(history_rows(rows, TableKind.RANKED in kinds), hide_index=True)
     else:
@@ -2478,7 +2510,7 @@ def main() -> None:
     # the sitting's number and the moment it was made: a new database numbers its sittings from 1 again, and
     # the browser must not take its verdicts for ones already said
     sitting_key = f"{chosen.id}@{chosen.created}"
-    say_what_another_window_took_back(referee, sitting_key)
+    say_what_another_window_did(referee, sitting_key)
     st.session_state["_referee"] = referee
     st.session_state["_sitting_key"] = sitting_key
     show_flashes()

@@ -409,7 +409,8 @@ class SqliteStore:
         they are. The name is checked as a new sitting's is, before anything is written."""
         name = sitting_name(name)
         with self._transaction() as db:
-            if db.execute("UPDATE sittings SET name = ? WHERE id = ?", (name, sitting_id)).rowcount != 1:
+            if not -2**63 <= sitting_id < 2**63 or db.execute(
+                    "UPDATE sittings SET name = ? WHERE id = ?", (name, sitting_id)).rowcount != 1:
                 raise StorageError(f"there is no sitting number {sitting_id} in {self.path}")
 
     def events(self, sitting_id: int) -> list[Event]:

@@ -180,6 +180,11 @@ def undo_label(event) -> str:
     return "Undo the last action"
 
 
+def taken_back(event) -> str:
+    """What an undo took back, as "Took back ..." says it: "Maya's play", "the deal"."""
+    return undo_label(event).removeprefix("Undo ")
+
+
 def sentence(text: str) -> str:
     """A message of the core ("a sitting needs a name") as a sentence on screen: capital first, full stop last."""
     text = text.strip()

@@ -492,7 +492,7 @@ def test_a_long_evening_keeps_the_last_games_in_view_and_shows_them_all_on_a_swi
     assert not at.main.get("toggle") and list(at.table[-1].value["Game"]) == list(range(1, 11)), "ten: all, no switch"
     click(at, "winner_Ann")
     click(at, "winner_Ann")
-    assert at.toggle(key="history_all").label == "Show all 12 games (the last 10 are shown)"
+    assert at.toggle(key="history_all").label == "Show all 12 games, not only the last 10"
     assert list(at.table[-1].value["Game"]) == list(range(3, 13))
     assert list(at.table[0].value["Wins"]) == [8, 4], "the standing counts every game, shown or not"
     at.toggle(key="history_all").set_value(True).run()
@@ -529,6 +529,14 @@ def test_a_sitting_renamed_in_the_sidebar_keeps_its_game_and_a_bad_name_is_refus
     click(at, "sitting_rename")
     assert "A sitting needs a name." in [e.value for e in at.sidebar.error]
     assert [s.name for s in SqliteStore(db).sittings()] == ["Friday at Maya's"]
+    # renamed in another window: this window's box shows the new name, and a tap on Rename keeps it
+    other = open_app()
+    other.sidebar.text_input(key="rename_1").input("Saturday")
+    click(other, "sitting_rename")
+    at.run()
+    assert at.sidebar.text_input(key="rename_1").value == "Saturday"
+    click(at, "sitting_rename")
+    assert [s.name for s in SqliteStore(db).sittings()] == ["Saturday"]
 
 
 def _verdict_marks(at) -> list[str]:
@@ -975,47 +983,94 @@ def test_a_window_that_only_watches_is_told_what_another_window_took_back(db):
     other = open_app()
     click(other, "undo")
     click(other, "undo")
-    assert not [t.value for t in other.toast if t.value.startswith("Another window")], "its own undos are its own"
+    assert not from_elsewhere(other), "its own undos are its own"
     at.run()
     said = [t.value for t in at.toast]
     assert "Another window took back Maya's play, then Sam's play." in said, said
     assert "Sam's turn" in text(at)
     at.run()
-    assert not [t.value for t in at.toast if t.value.startswith("Another window")], "said once"
+    assert not from_elsewhere(at), "said once"
     click(other, "play_2")
     at.run()
-    assert not [t.value for t in at.toast if t.value.startswith("Another window")], "a play is seen, not said"
+    assert not from_elsewhere(at), "a play is seen, not said"
 
 
-def test_a_window_that_only_watches_is_told_of_a_correction_not_of_an_undo(db):
-    """A correction reopened, kept or applied in another window was said in a watching window as "took back Maya's
-    call and its verdict", though the verdict on its screen was still there, or had only changed its cards."""
+def from_elsewhere(at: AppTest) -> list[str]:
+    """What the corner says of another window's doing."""
+    return [t.value for t in at.toast if t.value.startswith("Another window")]
+
+
+def a_verdict_watched() -> tuple[AppTest, AppTest]:
+    """Maya's call on Sam's two aces, honest; a second window, which then acts while the first only watches."""
     at = deal(open_app(), "Sam", "Maya", "Leo")
     click(at, "play_2")
     click(at, "cheat_Maya")
     click(at, "reveal_honest")
     click(at, "apply_verdict")
-    other = open_app()
-    told = lambda: [t.value for t in at.toast if t.value.startswith("Another window")]  # noqa: E731
+    return at, open_app()
+
+
+def test_a_window_that_only_watches_is_told_of_a_correction_not_of_an_undo(db):
+    """A correction reopened, kept or applied in another window was said in a watching window as "took back Maya's
+    call and its verdict", though the verdict on its screen was still there, or had only changed its cards. The
+    watching window redraws after each step, as it does within two seconds of any change."""
+    at, other = a_verdict_watched()
     click(other, "correct_verdict")
     at.run()
-    assert told() == ["Another window is correcting the cards of Maya's call."]
+    assert from_elsewhere(at) == ["Another window is correcting the cards of Maya's call."]
     click(other, "keep_verdict")
     at.run()
-    assert told() == [], "the verdict it showed before the correction is back: nothing to say"
+    assert from_elsewhere(at) == ["Another window kept the first verdict on Maya's call."]
     click(other, "correct_verdict")
-    click(other, "keep_verdict")
     at.run()
-    assert told() == [], "a correction opened and given up between two looks changed nothing"
-    click(other, "correct_verdict")
     click(other, "reveal_back")
+    at.run()
+    assert from_elsewhere(at) == [], "a card taken back is shown, not said"
     click(other, "reveal_add_7")
     click(other, "apply_verdict")
     at.run()
-    assert told() == ["Another window corrected the cards of Maya's call: A, 7."]
+    assert from_elsewhere(at) == ["Another window corrected the cards of Maya's call: A, 7."]
     click(other, "undo")
     at.run()
-    assert told() == ["Another window took back Maya's call and its verdict."]
+    assert from_elsewhere(at) == ["Another window took back Maya's call and its verdict."]
+
+
+def test_a_correction_made_or_given_up_between_two_looks_is_said_as_it_ended(db):
+    """The steps of a correction all taken before the watching window looked again: given up, nothing changed;
+    applied, the cards changed; and what came before them is said first."""
+    at, other = a_verdict_watched()
+    click(other, "correct_verdict")
+    click(other, "keep_verdict")
+    at.run()
+    assert from_elsewhere(at) == [], "the verdict it showed is the one that stands"
+    click(other, "undo")  # the verdict taken back, Leo's call instead, then its cards corrected
+    click(other, "cheat_Leo")
+    click(other, "reveal_add_A")
+    click(other, "reveal_add_7")
+    click(other, "apply_verdict")
+    click(other, "correct_verdict")
+    click(other, "reveal_back")
+    click(other, "reveal_add_K")
+    click(other, "apply_verdict")
+    at.run()
+    assert from_elsewhere(at) == ["Another window took back Maya's call and its verdict.",
+                                  "Another window corrected the cards of Leo's call: A, K."]
+
+
+def test_a_match_table_that_only_watches_is_told_of_a_result_another_window_recorded(db):
+    """A screen reader on a watching window's match table heard nothing of a result recorded in another window: the
+    table has no turn or winner's line to read out, as the game screen has."""
+    at = deal(open_app(), "Ann", "Ben", "Cat")
+    at.segmented_control[0].set_value("Match table").run()
+    other = open_app()
+    other.segmented_control[0].set_value("Match table").run()
+    click(other, "winner_Ben")
+    assert not from_elsewhere(other), "its own result is its own"
+    at.run()
+    assert from_elsewhere(at) == [
+        "Another window recorded game 1: Ben won."]
+    at.run()
+    assert not from_elsewhere(at), "said once"
 
 
 def test_a_window_that_only_watches_is_told_that_another_window_cancelled_the_call(db):
@@ -1026,13 +1081,27 @@ def test_a_window_that_only_watches_is_told_that_another_window_cancelled_the_ca
     click(at, "cheat_Maya")
     other = open_app()
     click(other, "undo")  # no card tapped in: Undo takes back the call itself
-    assert not [t.value for t in other.toast if t.value.startswith("Another window")], "its own cancel is its own"
+    assert not from_elsewhere(other), "its own cancel is its own"
     at.run()
     said = [t.value for t in at.toast]
     assert "Another window cancelled Maya's call: the play stands, and may be called." in said, said
     assert "call" not in at.session_state and any(b.key == "cheat_Maya" for b in at.button)
     at.run()
-    assert not [t.value for t in at.toast if t.value.startswith("Another window")], "said once"
+    assert not from_elsewhere(at), "said once"
+
+
+def test_a_call_cancelled_elsewhere_and_played_on_is_said_with_the_play_shown(db):
+    """A call cancelled in another window, and the game played on there before the watching window looked again:
+    the call vanished without a word."""
+    at = deal(open_app(), "Sam", "Maya", "Leo")
+    click(at, "play_2")
+    click(at, "cheat_Maya")
+    other = open_app()
+    click(other, "cancel_call")
+    click(other, "play_1")
+    at.run()
+    assert from_elsewhere(at) == ["Another window cancelled Maya's call: the play stands, and may be called."]
+    assert "Leo's turn" in text(at)
 
 
 def test_a_call_ends_in_every_window_when_another_takes_the_game_back(db):

@@ -77,20 +77,20 @@ def test_catching_up_with_another_writer_gives_the_live_state_and_names_what_its
     """A window that only watches applies what another window recorded since it last drew the game: it must reach
     the state the writer has, and name, in order, exactly the events the writer's undos took back."""
     writer = Sitting()
-    took_back: list = []  # what each undo took back, with where that undo stands in the log
+    took_back: list = []  # for each undo: where it stands in the log, what it took back, and the event after it
 
     def note_undos(sitting: Sitting) -> None:
+        if took_back and took_back[-1][0] == len(sitting.log) - 2 and not isinstance(sitting.log[-1], Undo):
+            took_back[-1][2] = sitting.log[-1]
         if isinstance(sitting.log[-1], Undo):
-            took_back.append((len(sitting.log) - 1, Sitting(sitting.log[:-1]).last_counted))
+            took_back.append([len(sitting.log) - 1, Sitting(sitting.log[:-1]).last_counted, None])
 
     play_random(writer, names, rules, choices, note_undos)
     seen_up_to = int(split * len(writer.log))
     watcher = Sitting(writer.log[:seen_up_to])
     taken = watcher.catch_up(writer.log)
     assert watcher.state == writer.state and watcher.log == writer.log
-    log = writer.log
-    after = lambda at: log[at + 1] if at + 1 < len(log) and not isinstance(log[at + 1], Undo) else None  # noqa: E731
-    assert taken == [(event, after(at)) for at, event in took_back if at >= seen_up_to]
+    assert taken == [(event, then) for at, event, then in took_back if at >= seen_up_to]
     assert watcher.catch_up(writer.log) == [], "nothing new, nothing said"
 
 

@@ -249,6 +249,8 @@ def test_a_sitting_renamed_keeps_its_log_and_games_and_a_bad_name_changes_nothin
         store.rename_sitting(1, "x" * 81)
     with pytest.raises(StorageError, match="there is no sitting number 7"):
         store.rename_sitting(7, "Sunday")
+    with pytest.raises(StorageError, match=f"there is no sitting number {2**63}"):
+        store.rename_sitting(2**63, "Sunday")
     assert [s.name for s in store.sittings()] == ["Friday at Maya's", "Saturday"]
 
 
