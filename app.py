@@ -15,6 +15,7 @@ import re
 import sys
 import time
 import uuid
+import zlib
 from collections import Counter
 from pathlib import Path
 from typing import Callable
@@ -627,6 +628,11 @@ def sitting_names(sittings) -> dict[int, str]:
             for s in sittings}
 
 
+def sittings_listed(sittings) -> tuple[tuple[int, str], ...]:
+    """The sittings as the sidebar lists them, by number and name: what another window may change under it."""
+    return tuple((s.id, s.name) for s in sittings)
+
+
 def sidebar(store: SqliteStore, sittings, chosen) -> None:
     with st.sidebar:
         st.header("Sitting", anchor=False)
@@ -634,7 +640,10 @@ def sidebar(store: SqliteStore, sittings, chosen) -> None:
             ids = [s.id for s in sittings]
             names = sitting_names(sittings)
             index = ids.index(chosen.id) if chosen is not None else len(ids) - 1
-            picked = st.selectbox("This evening's table", ids, index=index, format_func=names.get, key=f"sitting_pick_{chosen.id if chosen else 0}")
+            # a new box when a name changes: the box kept showing the old name of the sitting chosen after a rename
+            listed = zlib.crc32(repr(sittings_listed(sittings)).encode())
+            picked = st.selectbox("This evening's table", ids, index=index, format_func=names.get,
+                                  key=f"sitting_pick_{chosen.id if chosen else 0}_{listed:08x}")
             if chosen is None or picked != chosen.id:
                 st.query_params["sitting"] = str(picked)
                 reset_session_ui()
@@ -2045,17 +2054,20 @@ def history_rows(rows, ranked: bool) -> dict[str, list]:
 # --- the page -------------------------------------------------------------------------------------
 
 
-def watch_other_tabs(referee: Referee) -> None:
-    """Another tab or a restart may write: notice a change in the stored log, or in the open call, and redraw."""
+def watch_other_tabs(referee: Referee, listed: tuple) -> None:
+    """Another tab or a restart may write: notice a change in the stored log, in the open call, or in the sittings
+    the sidebar lists (``listed``: their numbers and names; one renamed or begun in another window), and redraw."""
 
     @st.fragment(run_every=2)
     def watch() -> None:
         try:
-            stored = next((s.events for s in referee.store.sittings() if s.id == referee.sitting_id), None)
+            sittings = referee.store.sittings()
         except StorageError:
             return
+        stored = next((s.events for s in sittings if s.id == referee.sitting_id), None)
         on_the_game = st.session_state.get("screen") == "Game"  # where the open call is shown, and held
-        if stored != len(referee.sitting.log) or (on_the_game and not still_open(referee, st.session_state.get("call"))):
+        if (stored != len(referee.sitting.log) or sittings_listed(sittings) != listed
+                or (on_the_game and not still_open(referee, st.session_state.get("call")))):
             st.rerun(scope="app")
 
     watch()
@@ -2543,7 +2555,7 @@ def main() -> None:
                 server_camera_view()
     else:
         screen(referee, view)
-    watch_other_tabs(referee)
+    watch_other_tabs(referee, sittings_listed(sittings))
     arrive(view, len(referee.sitting.log))
 
 
