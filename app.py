@@ -1556,8 +1556,11 @@ def revealed_so_far(game, caller: str, claim, call: OpenCall) -> None:
     shown = words.cards_shown(revealed) or "none yet"
     short = (f" <span class='cr-sub'>({len(revealed)} of the {claim.count} claimed: apply once every card laid is in)</span>"
              if 0 < len(revealed) < claim.count else "")
-    st.markdown(f"<div class='cr-last'>Claimed: {esc(words.claim_text(claim))} · Revealed: <b>{esc(shown)}</b>{short}</div>",
-                unsafe_allow_html=True)
+    # the cards said to a screen reader as they are tapped in (``data-said``, see for_every_player): nothing confirmed
+    # a card tapped in
+    said = f"Revealed: {words.cards_shown(revealed, ', ')}" if revealed else ""
+    st.markdown(f"<div class='cr-last cr-revealed' data-said='{esc(said)}'>Claimed: {esc(words.claim_text(claim))} · "
+                f"Revealed: <b>{esc(shown)}</b>{short}</div>", unsafe_allow_html=True)
     verdict = None
     if not revealed:
         st.markdown("<div class='cr-sub'>Tap the ranks of the cards as they lie face up.</div>", unsafe_allow_html=True)
@@ -2214,8 +2217,8 @@ def for_every_player() -> None:
     """What the page does for a player who cannot see it or uses no mouse, installed once a page and done again each
     time a run has drawn it whole (a new ``.cr-drawn`` mark):
     - buttons get the names a screen reader says (``data-spoken``: "Ben calls Cheat!", where the button says "Ben");
-    - a new verdict, and the turn when it changes, are said through a live region, as the voice says them to the
-      table (the voice is off, or missing, in many browsers);
+    - a new verdict, the turn when it changes, and a call's cards as they are tapped in are said through a live
+      region, as the voice says them to the table (the voice is off, or missing, in many browsers);
     - what a tap did, said in a corner, goes once the game has moved on (``data-moment``: the sitting's events, and
       the call open with its cards):
       "Took back Dev's play." left up through the next plays read as if another play had been taken back. A toast is
@@ -2230,7 +2233,7 @@ def for_every_player() -> None:
   window.__cheatForEveryPlayer = true;
   const FIRST = %s;
   let run = null, turn = null, verdicts = new Set(), keyboard = false, focused = null, told = new WeakSet();
-  let spokenRun = null, spoken = [], ticks = 0, markSeen = null, markAt = 0;
+  let spokenRun = null, spoken = [], ticks = 0, markSeen = null, markAt = 0, cards = "";
   // a log: each thing said is a line of its own, added, which a screen reader reads in turn; one text replaced
   // (two quick undos and a play within half a second) could be replaced before it was read
   const live = document.createElement("div");
@@ -2335,6 +2338,10 @@ def for_every_player() -> None:
     }
     if (now && now !== turn) said.push(now);
     if (now) turn = now;
+    // the cards of a call as they are tapped in
+    const revealed = (document.querySelector(".cr-revealed") || {dataset: {}}).dataset.said || "";
+    if (revealed && revealed !== cards) said.push(revealed);
+    cards = revealed;
     say(said);
     const lost = !document.activeElement || document.activeElement === document.body;
     if (keyboard && lost) {

@@ -186,6 +186,7 @@ def test_a_player_without_sight_or_mouse_is_told_each_move_and_keeps_the_focus(t
     assert result["focus after key 2"] == "BUTTON: Ben calls Cheat!", result  # not the page's body
     assert result["after Enter"].startswith("Ben calls Cheat! on Ann"), result
     assert result["focus after Enter"] == "BUTTON: Both aces: honest", result  # the call's first button
+    assert result["after two aces"] == "Revealed: A, A", result  # each card tapped in is confirmed
     assert result["after the verdict"].startswith("Honest: Ben picks up 2 cards"), result
     assert result["after U"].startswith("Took back Ben's call"), result
     # what a tap did and the turn it brought, said together (the turn written after the toast replaced it)
