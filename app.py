@@ -525,8 +525,8 @@ def call_ended_elsewhere(held: OpenCall | None, events: int, stored: OpenCall | 
 
 def undone_elsewhere(taken: list, stored: OpenCall | None) -> list[str]:
     """What another window's undos took back (``taken``: :meth:`Sitting.catch_up`'s pairs), in order: a verdict
-    taken back and given again is a correction, said as one, or nothing where its cards stayed; one taken back and
-    open again with its cards is a correction under way."""
+    taken back and given again is a correction, said as one, or as kept where its cards stayed (the verdict is said
+    again); one taken back and open again with its cards is a correction under way."""
     said: list[str] = []
     plain: list = []
 
@@ -541,6 +541,8 @@ def undone_elsewhere(taken: list, stored: OpenCall | None) -> list[str]:
             if then.revealed != event.revealed:
                 said.append(f"Another window corrected the cards of {event.caller}'s call: "
                             f"{words.cards_shown(then.revealed, ', ')}.")
+            else:  # the verdict, recorded anew, is said again: say why
+                said.append(f"Another window reopened {event.caller}'s call and kept its first verdict.")
         elif (i == len(taken) - 1 and isinstance(event, Call) and then is None and stored is not None
               and (stored.caller, stored.original) == (event.caller, event.revealed)):
             took_back()

@@ -1042,7 +1042,8 @@ def test_a_correction_made_or_given_up_between_two_looks_is_said_as_it_ended(db)
     click(other, "correct_verdict")
     click(other, "keep_verdict")
     at.run()
-    assert from_elsewhere(at) == [], "the verdict it showed is the one that stands"
+    assert from_elsewhere(at) == ["Another window reopened Maya's call and kept its first verdict."], \
+        "the verdict, recorded anew, is said again: the watching window is told why"
     click(other, "undo")  # the verdict taken back, Leo's call instead, then its cards corrected
     click(other, "cheat_Leo")
     click(other, "reveal_add_A")
