@@ -1355,9 +1355,11 @@ def game_screen(referee: Referee) -> None:
         called = verdict is not None and verdict.claim == claim  # after a later pass too, not only while news
         status = ("being called" if call is not None else "can be called" if game.awaiting_call
                   else "called" if called else "stands")
-        p2.markdown(f"<div><span class='cr-sub'>Last play</span> <span class='cr-last'>{esc(claim.player)}: "
-                    f"{esc(words.claim_text(claim))} <span class='cr-sub'>({status})</span></span></div>",
-                    unsafe_allow_html=True)
+        # the play said to a screen reader (``data-said``, see for_every_player): only the turn after it was
+        played = f"{claim.player} played {words.claim_text(claim)}"
+        p2.markdown(f"<div><span class='cr-sub'>Last play</span> <span class='cr-last cr-played' "
+                    f"data-said='{esc(played)}'>{esc(claim.player)}: {esc(words.claim_text(claim))} <span "
+                    f"class='cr-sub'>({status})</span></span></div>", unsafe_allow_html=True)
     # nobody plays while a call is open, nor while a last play that would end the game waits for Cheat! or no call
     waiting = last_play_ends_the_game(referee, game)
     board.markdown(hands_html(game, calling=call is not None or waiting), unsafe_allow_html=True)
@@ -2219,8 +2221,8 @@ def for_every_player() -> None:
     """What the page does for a player who cannot see it or uses no mouse, installed once a page and done again each
     time a run has drawn it whole (a new ``.cr-drawn`` mark):
     - buttons get the names a screen reader says (``data-spoken``: "Ben calls Cheat!", where the button says "Ben");
-    - a new verdict, the turn when it changes, and a call's cards as they are tapped in are said through a live
-      region, as the voice says them to the table (the voice is off, or missing, in many browsers);
+    - a new verdict, a play and the turn when they change, and a call's cards as they are tapped in are said through
+      a live region, as the voice says them to the table (the voice is off, or missing, in many browsers);
     - what a tap did, said in a corner, goes once the game has moved on (``data-moment``: the sitting's events, and
       the call open with its cards):
       "Took back Dev's play." left up through the next plays read as if another play had been taken back. A toast is
@@ -2235,7 +2237,7 @@ def for_every_player() -> None:
   window.__cheatForEveryPlayer = true;
   const FIRST = %s;
   let run = null, turn = null, verdicts = new Set(), keyboard = false, focused = null, told = new WeakSet();
-  let spokenRun = null, spoken = [], ticks = 0, markSeen = null, markAt = 0, cards = "";
+  let spokenRun = null, spoken = [], ticks = 0, markSeen = null, markAt = 0, cards = "", lastPlay = "";
   // a log: each thing said is a line of its own, added, which a screen reader reads in turn; one text replaced
   // (two quick undos and a play within half a second) could be replaced before it was read
   const live = document.createElement("div");
@@ -2334,6 +2336,11 @@ def for_every_player() -> None:
     const shown = document.querySelector(".cr-verdict");
     // the winner too: the end of a game was never said
     const now = [...document.querySelectorAll(".cr-turn, .cr-due, .cr-win")].map(e => e.innerText.trim()).join(". ");
+    // the play, before the turn it brought (said when its words change: a play taken back and made again alike is
+    // not said twice, the turn is)
+    const played = (document.querySelector(".cr-played") || {dataset: {}}).dataset.said || "";
+    if (played && played !== lastPlay) said.push(played);
+    lastPlay = played;
     if (shown && !verdicts.has(shown.dataset.verdict)) {
       said.push(shown.innerText.trim());
       verdicts.add(shown.dataset.verdict);

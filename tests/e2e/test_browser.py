@@ -182,7 +182,7 @@ def test_a_player_without_sight_or_mouse_is_told_each_move_and_keeps_the_focus(t
     assert result["play buttons"][:2] == ["Ann lays down 1 card", "Ann lays down 2 cards"], result
     assert result["hand"].endswith(" cards"), result  # "18 cards", not a bare "18"
     assert result["headings"] == ["Ann's turn"], result
-    assert result["after key 2"] == "Ben's turn. claims 2s", result
+    assert result["after key 2"] == "Ann played two aces. Ben's turn. claims 2s", result  # the play, then its turn
     assert result["focus after key 2"] == "BUTTON: Ben calls Cheat!", result  # not the page's body
     assert result["after Enter"].startswith("Ben calls Cheat! on Ann"), result
     assert result["focus after Enter"] == "BUTTON: Both aces: honest", result  # the call's first button
