@@ -499,8 +499,7 @@ def say_what_another_window_did(referee: Referee, sitting_key: str) -> None:
         return  # the page's run says what is wrong with the database
     said = [*call_ended_elsewhere(held, events, stored, new), *undone_elsewhere(taken, stored)]
     if ss.get("screen") == "Match table":  # no turn or winner's line says it here, as on the game screen
-        said += [f"Another window recorded game {row.number}: "
-                 f"{words.places_text(row.places) if len(row.places) > 1 else row.winner + ' won'}."
+        said += [f"Another window recorded game {row.number}: {words.result_text(row)}."
                  for row in referee.state.table.rows[rows:] if new]
     for text in said:
         flash("toast", text)
@@ -516,11 +515,17 @@ def call_ended_elsewhere(held: OpenCall | None, events: int, stored: OpenCall | 
     if held.original is None:
         return [] if verdict is not None else [
             f"Another window cancelled {held.caller}'s call: the play stands, and may be called."]
-    if verdict is None:
-        return []
-    if verdict.revealed == held.original:
-        return [f"Another window kept the first verdict on {held.caller}'s call."]
-    return [f"Another window corrected the cards of {held.caller}'s call: {words.cards_shown(verdict.revealed, ', ')}."]
+    return [] if verdict is None else [correction_ended(held.caller, held.original, verdict.revealed, seen_open=True)]
+
+
+def correction_ended(caller: str, first: tuple[Rank, ...], given: tuple[Rank, ...], seen_open: bool) -> str:
+    """A correction another window ended, with the cards ``given`` against the ``first`` verdict's; ``seen_open``:
+    whether this window showed it open (if not, the verdict kept is said again without its reopening seen)."""
+    if given != first:
+        return f"Another window corrected the cards of {caller}'s call: {words.cards_shown(given, ', ')}."
+    if seen_open:
+        return f"Another window kept the first verdict on {caller}'s call."
+    return f"Another window reopened {caller}'s call and kept its first verdict."
 
 
 def undone_elsewhere(taken: list, stored: OpenCall | None) -> list[str]:
@@ -537,12 +542,8 @@ def undone_elsewhere(taken: list, stored: OpenCall | None) -> list[str]:
 
     for i, (event, then) in enumerate(taken):
         if isinstance(event, Call) and isinstance(then, Call) and then.caller == event.caller:
-            took_back()
-            if then.revealed != event.revealed:
-                said.append(f"Another window corrected the cards of {event.caller}'s call: "
-                            f"{words.cards_shown(then.revealed, ', ')}.")
-            else:  # the verdict, recorded anew, is said again: say why
-                said.append(f"Another window reopened {event.caller}'s call and kept its first verdict.")
+            took_back()  # a verdict kept is recorded anew, and said again: said why
+            said.append(correction_ended(event.caller, event.revealed, then.revealed, seen_open=False))
         elif (i == len(taken) - 1 and isinstance(event, Call) and then is None and stored is not None
               and (stored.caller, stored.original) == (event.caller, event.revealed)):
             took_back()
@@ -1356,9 +1357,9 @@ def game_screen(referee: Referee) -> None:
         status = ("being called" if call is not None else "can be called" if game.awaiting_call
                   else "called" if called else "stands")
         # the play said to a screen reader (``data-said``, see for_every_player): only the turn after it was
-        played = f"{claim.player} played {words.claim_text(claim)}"
+        claimed = words.claim_text(claim)
         p2.markdown(f"<div><span class='cr-sub'>Last play</span> <span class='cr-last cr-played' "
-                    f"data-said='{esc(played)}'>{esc(claim.player)}: {esc(words.claim_text(claim))} <span "
+                    f"data-said='{esc(f'{claim.player} played {claimed}')}'>{esc(claim.player)}: {esc(claimed)} <span "
                     f"class='cr-sub'>({status})</span></span></div>", unsafe_allow_html=True)
     # nobody plays while a call is open, nor while a last play that would end the game waits for Cheat! or no call
     waiting = last_play_ends_the_game(referee, game)
@@ -1927,8 +1928,7 @@ def say_recorded() -> None:
     """The result a tap recorded, as the table's row has it: places a ranked game in progress had given come before
     the names tapped."""
     row = st.session_state["_referee"].state.table.rows[-1]
-    flash("toast", f"Recorded: {words.places_text(row.places)}" if len(row.places) > 1 else
-          f"Recorded: {row.winner} won.")
+    flash("toast", f"Recorded: {words.result_text(row)}{'' if len(row.places) > 1 else '.'}")
 
 
 def _tracked(row) -> str:

@@ -174,6 +174,11 @@ _COLUMNS = {
 _UNMARKED_TABLES = ("sittings", "events", "games")
 
 
+def _a_row_number(n: int) -> bool:
+    """Whether ``n`` can be a row's number in SQLite at all (a larger one overflows before the query is asked)."""
+    return -2**63 <= n < 2**63
+
+
 def sitting_name(name: str) -> str:
     """A sitting's name as it is kept, or StorageError saying why it cannot be one: checked before anything is
     written, and by the command line before a database is made for it."""
@@ -409,13 +414,13 @@ class SqliteStore:
         they are. The name is checked as a new sitting's is, before anything is written."""
         name = sitting_name(name)
         with self._transaction() as db:
-            if not -2**63 <= sitting_id < 2**63 or db.execute(
+            if not _a_row_number(sitting_id) or db.execute(
                     "UPDATE sittings SET name = ? WHERE id = ?", (name, sitting_id)).rowcount != 1:
-                raise StorageError(f"there is no sitting number {sitting_id} in {self.path}")
+                raise self._no_sitting(sitting_id)
 
     def events(self, sitting_id: int) -> list[Event]:
-        if not -2**63 <= sitting_id < 2**63 or not self._read("SELECT 1 FROM sittings WHERE id = ?", (sitting_id,)):
-            raise StorageError(f"there is no sitting number {sitting_id} in {self.path}")
+        if not _a_row_number(sitting_id) or not self._read("SELECT 1 FROM sittings WHERE id = ?", (sitting_id,)):
+            raise self._no_sitting(sitting_id)
         rows = self._read("SELECT seq, CAST(body AS BLOB) FROM events WHERE sitting_id = ? ORDER BY seq", (sitting_id,))
         events = []
         for expected, (seq, body) in enumerate(rows):
@@ -428,6 +433,9 @@ class SqliteStore:
             except (ValueError, TypeError, BadEvent) as error:  # JSON, UTF-8 and over-long numbers are ValueErrors
                 raise self._damaged(sitting_id, seq, str(error)) from None
         return events
+
+    def _no_sitting(self, sitting_id: int) -> StorageError:
+        return StorageError(f"there is no sitting number {sitting_id} in {self.path}")
 
     def _damaged(self, sitting_id: int, seq: int, why: str) -> StorageError:
         return StorageError(f"event {seq} of sitting {sitting_id} in {self.path} is damaged: {why}")

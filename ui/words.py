@@ -68,6 +68,12 @@ def rank_plural(rank: Rank, n: int = 2) -> str:
     return f"{name}s"
 
 
+def result_text(row) -> str:
+    """A game's result as a row of the match table has it: "1. Ann +3 · 2. Cat +2" for places, "Ann won" for a
+    winner alone."""
+    return places_text(row.places) if len(row.places) > 1 else f"{row.winner} won"
+
+
 def claim_text(claim: Claim) -> str:
     """'two 5s', 'one ace'."""
     return f"{number(claim.count)} {rank_plural(claim.rank, claim.count)}"
