@@ -99,6 +99,8 @@ class Game:
     hands: dict[str, int]
     turn: str | None
     pile: int = 0
+    #: the plays laid face down on the pile since it was last picked up: the seen cards name the plays they may be in
+    plays_on_pile: int = 0
     out_of_game: int = 0
     fours_out: dict[Rank, int] = field(default_factory=dict)
     reference: Rank = Rank.ACE
@@ -450,9 +452,10 @@ def _play(state: State, event: Play) -> State:
     game = _settled_copy(current)
     game.hands[event.player] -= event.count
     game.pile += event.count
-    # any card seen going into this hand may now be in the pile (in a hand this play emptied too: it is turned up if
-    # the play is called)
-    game.seen = laid_down(game.seen, event.player)
+    game.plays_on_pile += 1
+    # any card seen going into this hand may now be in this play (in a hand it emptied too: it is turned up if the
+    # play is called)
+    game.seen = laid_down(game.seen, event.player, game.plays_on_pile)
     game.last_play = Claim(event.player, event.count, rank)
     game.awaiting_call = True
     _move_reference_on(game, rank)
@@ -609,9 +612,10 @@ def _call(state: State, event: Call) -> State:
     game = state.game.copy()
     game.hands[claim.player] -= verdict.count_difference
     game.hands[verdict.picked_up_by] += verdict.cards
-    game.pile = 0
+    game.pile = game.plays_on_pile = 0
     fitted = _fitted(state.game, claim.player, verdict.revealed)
-    game.seen = emptied(picked_up(fitted, verdict.revealed, claim.player, verdict.picked_up_by), game.hands, None)
+    taken = picked_up(fitted, verdict.revealed, state.game.plays_on_pile, verdict.picked_up_by)
+    game.seen = emptied(taken, game.hands, None)
     game.last_call = verdict
     game.awaiting_call = False
     if game.rules.order is Order.SAME_UNTIL_CALL:

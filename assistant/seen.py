@@ -1,17 +1,19 @@
 """The cards the table has seen face up in reveals, and where each of them can be now.
 
 Why: the rules README has the referee keep "the cards that were shown face up in reveals and whose hand they went
-into". A card seen going into Bob's hand stays there until Bob lays cards face down (then it may be in the pile), and
-the pile goes whole to whoever picks it up. Followed that way, the seen cards say what a hand cannot hold: once the
-four aces have gone into Bob's hand, an ace turned up from Cy's play does not fit, and the table is told so (an
-earlier reveal entered wrong, or the camera misreading); the cards shown win, and the record that they contradict is
-forgotten.
+into". A card seen going into Bob's hand stays there until Bob lays cards face down (then it may be in that play, on
+the pile), and the pile goes whole to whoever picks it up. Followed that way, the seen cards say what a hand cannot
+hold: once the four aces have gone into Bob's hand, an ace turned up from Cy's play does not fit, and the table is told
+so (an earlier reveal entered wrong, or the camera misreading); the cards shown win, and the record that they
+contradict is forgotten.
 
-Each card of a :class:`SeenCards` group stands for one card of the deck, always in one of the places the group names. Two
-rules keep that true. A card seen again (Bob plays an ace he was seen to take, and it is turned up) must not count
-twice, so a reveal adds only the cards of a rank that no seen card that may be in the pile accounts for. And a card
-that may be gone (laid out in a four) is forgotten: forgetting a card only means checking less, never refusing a
-move a real deck allows.
+Each card of a :class:`SeenCards` group stands for one card of the deck, always in one of the places the group names:
+hands, and plays face down on the pile, numbered from the first on it. Plays are told apart because a call turns one of
+them up: a seen card that may only be in that play, of a rank not turned up, is still in its hand, and of four seen
+aces that may be in a play of one card, one at most went with the pile. Two rules keep that true. A card seen again
+(Bob plays an ace he was seen to take, and it is turned up) must not count twice, so the cards turned up replace the
+seen cards of their rank that may be in that play. And a card that may be gone (laid out in a four) is forgotten:
+forgetting a card only means checking less, never refusing a move a real deck allows.
 """
 
 from __future__ import annotations
@@ -25,40 +27,68 @@ from .cards import Rank
 
 @dataclass(frozen=True)
 class SeenCards:
-    """Cards seen face up that can each be in any of the same places: these hands, or the pile. Kept as groups, not
-    card by card: a game has a few such groups and dozens of cards, and every play looks through them."""
+    """Cards seen face up that can each be in any of the same places: these hands, or these plays on the pile. Kept as
+    groups, not card by card: a game has a few such groups and dozens of cards, and every play looks through them."""
 
     ranks: tuple[Rank, ...]
     hands: frozenset[str]
-    pile: bool = False
+    #: the plays face down on the pile these cards may be in, numbered from the pile's first (``Game.plays_on_pile``)
+    plays: frozenset[int] = frozenset()
+
+    @property
+    def pile(self) -> bool:
+        """Whether these cards may be in the pile."""
+        return bool(self.plays)
 
 
 Seen = tuple[SeenCards, ...]
+_NO_PLAYS: frozenset[int] = frozenset()
 
 
-def _grouped(groups) -> Seen:
+def _grouped(groups: Iterable[tuple[frozenset[str], frozenset[int], Iterable[Rank]]]) -> Seen:
     """Cards in the same places joined into one group, in the order first met; empty groups dropped."""
-    joined: dict[tuple[frozenset[str], bool], list[Rank]] = {}
-    for hands, pile, ranks in groups:
+    joined: dict[tuple[frozenset[str], frozenset[int]], list[Rank]] = {}
+    for hands, plays, ranks in groups:
+        ranks = tuple(ranks)
         if ranks:
-            joined.setdefault((hands, pile), []).extend(ranks)
-    return tuple(SeenCards(tuple(ranks), hands, pile) for (hands, pile), ranks in joined.items())
+            joined.setdefault((hands, plays), []).extend(ranks)
+    return tuple(SeenCards(tuple(ranks), hands, plays) for (hands, plays), ranks in joined.items())
 
 
-def laid_down(seen: Seen, player: str) -> Seen:
-    """``player`` laid cards face down on the pile: any card seen going into their hand may be among them."""
-    if not any(player in group.hands and not group.pile for group in seen):
-        return seen
-    return _grouped((g.hands, g.pile or player in g.hands, g.ranks) for g in seen)
+def laid_down(seen: Seen, player: str, play: int) -> Seen:
+    """``player`` laid cards face down on the pile, its ``play``-th play: any card seen going into their hand may be
+    among them."""
+    # no two groups come to share their places (the play is new, and only groups naming the player take it), so the
+    # groups stay as they are: this runs at every play
+    return tuple(SeenCards(g.ranks, g.hands, g.plays | {play}) if player in g.hands else g for g in seen)
 
 
-def picked_up(seen: Seen, revealed: tuple[Rank, ...], player: str, taker: str) -> Seen:
-    """The pile, with the cards just turned up in it (``player``'s last play), goes into ``taker``'s hand. Of the seen
-    cards in the pile, only those that may have come from ``player``'s hand can be among the cards turned up."""
-    in_pile = Counter(rank for group in seen if group.pile and player in group.hands for rank in group.ranks)
-    new = [rank for rank, count in Counter(revealed).items() for _ in range(max(0, count - in_pile[rank]))]
-    moved = [(g.hands | {taker}, False, g.ranks) if g.pile else (g.hands, False, g.ranks) for g in seen]
-    return _grouped(moved + [(frozenset((taker,)), False, tuple(new))])
+def picked_up(seen: Seen, revealed: tuple[Rank, ...], play: int, taker: str) -> Seen:
+    """The pile goes into ``taker``'s hand, its ``play``-th play turned up as ``revealed``: the cards turned up go with
+    it, and every seen card that may be in another play of the pile.
+
+    The seen cards that may be in the play turned up are settled by it. Those of a rank not turned up were not in it.
+    Of a rank turned up, the cards turned up stand for them: each may be one of them (a card seen again counts once),
+    and where more such seen cards than cards turned up of their rank were followed, those beyond are still wherever
+    else they could be (four seen aces that may be in a play of one: one ace went with the pile, three did not)."""
+    shown = Counter(revealed)
+    settled: list[tuple[frozenset[str], frozenset[int], Iterable[Rank]]] = []
+    beyond: dict[Rank, list[SeenCards]] = {}
+    for g in seen:
+        if play not in g.plays:
+            settled.append((g.hands, g.plays, g.ranks))
+            continue
+        settled.append((g.hands, g.plays - {play}, [r for r in g.ranks if r not in shown]))
+        for rank in g.ranks:
+            if rank in shown:
+                beyond.setdefault(rank, []).append(g)
+    for rank, groups in beyond.items():
+        # which of them were turned up is not known: those beyond may be wherever any of them could be but that play
+        hands = frozenset().union(*(g.hands for g in groups))
+        plays = frozenset().union(*(g.plays for g in groups)) - {play}
+        settled.append((hands, plays, [rank] * (len(groups) - shown[rank])))
+    moved = ((hands | {taker} if plays else hands, _NO_PLAYS, ranks) for hands, plays, ranks in settled)
+    return _grouped([*moved, (frozenset((taker,)), _NO_PLAYS, revealed)])
 
 
 def laid_out(seen: Seen, player: str, rank: Rank) -> Seen:
@@ -74,7 +104,7 @@ def forget(seen: Seen, rank: Rank, player: str) -> Seen:
 
 def _forgotten(seen: Seen, rank: Rank, among: Callable[[SeenCards], bool]) -> Seen:
     """The seen cards of ``rank`` in the groups ``among`` picks, let go."""
-    return _grouped((g.hands, g.pile, tuple(r for r in g.ranks if r is not rank) if among(g) else g.ranks)
+    return _grouped((g.hands, g.plays, tuple(r for r in g.ranks if r is not rank) if among(g) else g.ranks)
                     for g in seen)
 
 
@@ -85,14 +115,14 @@ def emptied(seen: Seen, hands: Mapping[str, int], pending: str | None) -> Seen:
     empty = {name for name, held in hands.items() if held == 0 and name != pending}
     if not any(group.hands & empty for group in seen):
         return seen
-    kept = ((g.hands - empty, g.pile, g.ranks) for g in seen)
-    return _grouped((h, pile, ranks) for h, pile, ranks in kept if h or pile)
+    kept = ((g.hands - empty, g.plays, g.ranks) for g in seen)
+    return _grouped((hands, plays, ranks) for hands, plays, ranks in kept if hands or plays)
 
 
 def elsewhere(seen: Seen, rank: Rank, player: str) -> list[SeenCards]:
     """The seen cards of ``rank`` that cannot be in ``player``'s hand, nor among the cards they just laid down: the
     groups they are in, with only that rank's cards."""
-    away = (SeenCards(tuple(r for r in g.ranks if r is rank), g.hands, g.pile) for g in seen if player not in g.hands)
+    away = (SeenCards(tuple(r for r in g.ranks if r is rank), g.hands, g.plays) for g in seen if player not in g.hands)
     return [group for group in away if group.ranks]
 
 

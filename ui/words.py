@@ -54,10 +54,14 @@ def seen_text(seen: Seen, players: tuple[str, ...], holding: Collection[str]) ->
     """The cards seen face up in reveals and where they can be now, a group a place: "in Bob's hand: A A A A · in
     Bob's hand, or the pile: 7". Cards that can be in every hand ``holding`` cards, or the pile, are left out: they
     can be anywhere, and "in Ann's or Ben's or Cara's or Dev's or Eve's hand, or the pile" ran to three lines above
-    the Cheat! buttons saying nothing. Empty when nothing is known."""
+    the Cheat! buttons saying nothing. Groups that differ only in which plays on the pile they may be in read as one
+    place. Empty when nothing is known."""
     order = {rank: i for i, rank in enumerate(Rank)}
-    return " · ".join(f"in {where((group,), players)}: {cards_shown(sorted(group.ranks, key=order.get))}"
-                      for group in seen if not (group.pile and set(holding) <= group.hands))
+    places: dict[str, list[Rank]] = {}
+    for group in seen:
+        if not (group.pile and set(holding) <= group.hands):
+            places.setdefault(where((group,), players), []).extend(group.ranks)
+    return " · ".join(f"in {place}: {cards_shown(sorted(ranks, key=order.get))}" for place, ranks in places.items())
 
 
 def rank_plural(rank: Rank, n: int = 2) -> str:

@@ -81,12 +81,15 @@ def test_seen_cards_that_can_be_anywhere_are_not_listed():
     ran to three lines above the Cheat! buttons in a five-player game."""
     players = ("Ann", "Ben", "Cara")
     seen = (SeenCards((Rank.ACE, Rank.ACE), frozenset({"Ann"})),
-            SeenCards((Rank.EIGHT,), frozenset(players), pile=True),
-            SeenCards((Rank.KING,), frozenset({"Ann", "Ben"}), pile=True))
+            SeenCards((Rank.EIGHT,), frozenset(players), frozenset({1})),
+            SeenCards((Rank.KING,), frozenset({"Ann", "Ben"}), frozenset({2})))
     assert words.seen_text(seen, players, players) == "in Ann's hand: A A · in Ann's or Ben's hand, or the pile: K"
     # Cara out of cards: the kings can be in every hand that holds any, or the pile
     assert words.seen_text(seen, players, ("Ann", "Ben")) == "in Ann's hand: A A"
     assert words.seen_text(seen[1:2], players, players) == ""
+    # the same hands, another play on the pile: one place to the table
+    later = (*seen, SeenCards((Rank.SEVEN,), frozenset({"Ann", "Ben"}), frozenset({2, 3})))
+    assert words.seen_text(later, players, players) == "in Ann's hand: A A · in Ann's or Ben's hand, or the pile: 7 K"
 
 
 def test_a_reveal_of_fewer_or_more_cards_than_claimed_says_where_the_difference_went():

@@ -4,20 +4,16 @@ and the record they contradict is forgotten); a game played with a real deck nev
 
 from __future__ import annotations
 
-import random
-from collections import Counter
-
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from assistant import (
-    CLAIMABLE, Call, CheatError, FourOfAKind, IllegalAction, NewGame, NoCall, Pass, Play, Rank, Rules, Sitting, TableKind,
-    replay,
+    CLAIMABLE, Call, CheatError, FourOfAKind, NewGame, NoCall, Order, Play, Rank, Rules, Sitting, TableKind, replay,
 )
-from assistant.game import in_play, seen_conflict
-from assistant.seen import count, elsewhere
+from assistant.game import seen_conflict
 
 from .randomgame import rules_strategy
+from .realdeck import play_a_real_game
 
 R = Rank
 ACES = (R.ACE,) * 4
@@ -93,6 +89,42 @@ def test_a_pile_picked_up_takes_the_seen_cards_that_may_be_in_it():
         "Cy's hand")
 
 
+def test_a_play_turned_up_without_the_rank_of_a_seen_card_leaves_that_card_in_the_hand():
+    """Bob lays one card of his hand, four seen aces among it, and it is turned up a 2: the aces did not go with the pile
+    Cy takes. Before plays were told apart, the aces were then "in Bob's or Cy's hand", and two aces turned up from Cy
+    next went unremarked."""
+    table = four_aces_to_bob()
+    table.apply(Play("Bob", 1))  # claims a 2
+    table.apply(Call("Cy", (R.TWO,)))  # the truth: Cy takes the pile
+    assert places_of(table, R.ACE) == [({"Bob"}, False)] * 4
+    assert seen_conflict(table.state.game, "Cy", (R.ACE, R.ACE)) == (
+        "2 cards of rank A from Cy, who can hold none: 4 of the 4 in play were seen face up and are in Bob's hand")
+
+
+def test_of_four_seen_aces_a_play_of_one_ace_takes_one_with_the_pile():
+    """Bob lays one ace of the four he was seen to take, and it is turned up: one ace goes to Cy with the pile, three
+    stay in Bob's hand, and Cy is not taken to hold up to four."""
+    table = four_aces_to_bob(order=Order.SAME_OR_ADJACENT)
+    table.apply(Play("Bob", 1, R.ACE))
+    table.apply(Call("Cy", (R.ACE,)))  # the truth: Cy takes the pile
+    assert sorted(places_of(table, R.ACE), key=lambda place: sorted(place[0])) == [({"Bob"}, False)] * 3 + [({"Cy"}, False)]
+    assert seen_conflict(table.state.game, "Cy", (R.ACE, R.ACE)) == (
+        "2 cards of rank A from Cy, who can hold only 1: 3 of the 4 in play were seen face up and are in Bob's hand")
+    assert seen_conflict(table.state.game, "Bob", (R.ACE,) * 3) is None
+
+
+def test_a_seen_card_laid_in_an_earlier_play_goes_with_the_pile_whatever_the_last_play_shows():
+    """Bob lays a card, then later another, and the second is turned up a 2: his seen aces may be in the first, which
+    Cy takes with the pile."""
+    table = four_aces_to_bob()
+    table.apply(Play("Bob", 1))  # claims a 2
+    table.apply(Play("Cy", 1))
+    table.apply(Play("Ann", 1))
+    table.apply(Play("Bob", 1))  # claims a 5
+    table.apply(Call("Cy", (R.FIVE,)))  # the truth: Cy takes the pile, Bob's first card in it
+    assert places_of(table, R.ACE) == [({"Bob", "Cy"}, False)] * 4
+
+
 @pytest.mark.parametrize("four_meanwhile", [False, True])
 def test_the_cards_seen_going_into_a_hand_can_be_revealed_from_its_last_play(four_meanwhile):
     """Bob lays down his whole hand, the four aces he took among it, and is called (after Ann lays out four kings, or
@@ -157,115 +189,7 @@ def test_undo_and_replay_give_back_the_seen_cards():
     assert Sitting(table.log).state == table.state
 
 
-# --- a game played with a real deck --------------------------------------------------------------
-
-
-def deck(rules: Rules) -> list[Rank]:
-    return [rank for rank in CLAIMABLE for _ in range(rules.copies_per_rank)] + [R.JOKER] * rules.jokers_in_deck
-
-
-def play_a_real_game(rules: Rules, players: int, seed: int, steps: int = 400) -> tuple[int, int]:
-    """Deal a shuffled deck as the referee does, and play: each player lays down real cards from their hand (the claimed
-    rank when they hold it, or a bluff), calls turn up the real cards and the pile goes to whoever the referee says.
-    Every event a real deck allows must be accepted and fit the seen cards, and at every step each hand holds no more
-    cards of a rank than the seen cards leave it. Returns how many calls were made, and the most (player, rank) pairs the seen cards bounded at
-    once."""
-    rng = random.Random(seed)
-    names = tuple(f"P{i}" for i in range(players))
-    table = Sitting([NewGame(names, rules=rules)])
-    cards = deck(rules)
-    rng.shuffle(cards)
-    hands: dict[str, list[Rank]] = {}
-    for name, held in table.state.game.hands.items():
-        hands[name], cards = cards[:held], cards[held:]
-    pile: list[Rank] = []
-    last: list[Rank] = []
-    calls = bounded = 0
-    for _ in range(steps):
-        game = table.state.game
-        if game.over:
-            break
-        if game.awaiting_call and rng.random() < 0.4:
-            pile = call(table, rng, last, pile, hands)
-            calls += 1
-            bounded = max(bounded, check_bounds(table, hands, pile))
-            continue
-        if rules.four_of_a_kind and rng.random() < 0.2:
-            fours = [(p, r) for p, hand in hands.items() for r, n in Counter(hand).items()
-                     if n >= 4 and r is not R.JOKER and p not in game.places]
-            if fours:
-                player, rank = rng.choice(fours)
-                assert seen_conflict(game, player, (rank,) * 4) is None, "real cards always fit"
-                table.apply(FourOfAKind(player, rank))
-                for _ in range(4):
-                    hands[player].remove(rank)
-                bounded = max(bounded, check_bounds(table, hands, pile))
-                continue
-        player = game.turn
-        if rules.passing and rng.random() < 0.1:
-            settled(table, Pass(player))
-            continue
-        rank = rng.choice(game.ranks_allowed)
-        top = len(hands[player]) if rules.max_cards is None else min(len(hands[player]), rules.max_cards)
-        count = 1 if rules.max_cards == 1 else rng.randint(1, top)
-        honest = [c for c in hands[player] if c in (rank, R.JOKER)]
-        rng.shuffle(honest)
-        others = [c for c in hands[player] if c not in (rank, R.JOKER)]
-        rng.shuffle(others)
-        # now and then one card more or fewer than claimed, which a call then turns up at once: the referee can follow
-        # a count only once it is shown
-        laid = count + (rng.choice((-1, 1)) if rng.random() < 0.1 else 0)
-        laid = laid if 1 <= laid <= len(hands[player]) else count
-        last = ((honest + others) if rng.random() < 0.7 else (others + honest))[:laid]
-        if not settled(table, Play(player, count, rank if len(game.ranks_allowed) > 1 else None)):
-            continue
-        for card in last:
-            hands[player].remove(card)
-        pile += last
-        if laid != count:
-            pile = call(table, rng, last, pile, hands)
-            calls += 1
-        bounded = max(bounded, check_bounds(table, hands, pile))
-    return calls, bounded
-
-
-def call(table: Sitting, rng: random.Random, last: list[Rank], pile: list[Rank], hands: dict[str, list[Rank]]):
-    """Someone calls the last play and its real cards are turned up: they must fit the seen cards; the pile goes to
-    whoever the referee says. Returns the pile, now empty."""
-    game = table.state.game
-    callers = [p for p in game.players if p != game.last_play.player and p not in game.places]
-    assert seen_conflict(game, game.last_play.player, tuple(last)) is None, "real cards always fit"
-    table.apply(Call(rng.choice(callers), tuple(last)))
-    hands[table.state.game.last_call.picked_up_by] += pile
-    return []
-
-
-def settled(table: Sitting, event) -> bool:
-    """Apply a play or a pass; where a last play waits for its call and would end the game, record no call instead."""
-    try:
-        table.apply(event)
-    except IllegalAction as error:
-        assert "record the call or no call" in str(error), error
-        table.apply(NoCall())
-        return False
-    return True
-
-
-def check_bounds(table: Sitting, hands: dict[str, list[Rank]], pile: list[Rank]) -> int:
-    """Assert that no hand holds more of a rank than the seen cards leave it, nor the pile more than the seen cards
-    that cannot be in it; the number of (player, rank) pairs that the seen cards bound."""
-    game = table.state.game
-    assert {p: len(h) for p, h in hands.items()} == game.hands, "the referee's hands are the real ones"
-    bounded = 0
-    for player, hand in hands.items():
-        for rank in set(hand) | {r for group in game.seen for r in group.ranks}:
-            away = count(elsewhere(game.seen, rank, player))
-            assert hand.count(rank) <= in_play(game, rank) - away, (player, rank, game.seen)
-            bounded += away > 0
-    for rank in set(pile):
-        held = sum(1 for g in game.seen if not g.pile for r in g.ranks if r is rank)
-        assert pile.count(rank) <= in_play(game, rank) - held, ("pile", rank, game.seen)
-    return bounded
+# --- a game played with a real deck (tests/assistant/realdeck.py) ------------------------------
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
