@@ -1328,13 +1328,16 @@ def game_screen(referee: Referee) -> None:
     if verdict_fresh:
         kind = "cr-lie" if verdict.lie else "cr-honest"
         said_as = f"{st.session_state['_sitting_key']}:{referee.sitting.last_counted_at}"  # once, through undos after it
-        st.markdown(f"<div class='cr-verdict {kind}' data-verdict='{esc(said_as)}'>"
+        corrected = words.count_corrected(verdict.claim, len(verdict.revealed))
+        # a screen reader hears where the cards not laid went too (``data-said``, see for_every_player): "Cara picks
+        # up 6 cards" alone, beside a hand that grew by 8, read as the referee's mistake
+        read = verdict.announcement() + (f". {corrected[0].upper()}{corrected[1:]}." if corrected else "")
+        st.markdown(f"<div class='cr-verdict {kind}' data-verdict='{esc(said_as)}' data-said='{esc(read)}'>"
                     f"{esc(verdict.announcement())}</div>", unsafe_allow_html=True)
         shown = words.cards_shown(verdict.revealed, ", ")
         were = "the card was" if len(verdict.revealed) == 1 else "the cards were"
         # the cards and the button that corrects them on one line: the next turn's buttons stay on a laptop's screen
         said, correct = st.columns([3, 1], vertical_alignment="center")
-        corrected = words.count_corrected(verdict.claim, len(verdict.revealed))
         said.markdown(f"<div class='cr-sub'>{esc(verdict.caller)} called {esc(verdict.challenged)}'s "
                       f"{esc(words.claim_text(verdict.claim))}: {were} {esc(shown)}"
                       f"{esc(f' ({corrected})' if corrected else '')}</div>", unsafe_allow_html=True)
@@ -2221,8 +2224,8 @@ def for_every_player() -> None:
     """What the page does for a player who cannot see it or uses no mouse, installed once a page and done again each
     time a run has drawn it whole (a new ``.cr-drawn`` mark):
     - buttons get the names a screen reader says (``data-spoken``: "Ben calls Cheat!", where the button says "Ben");
-    - a new verdict, a play and the turn when they change, and a call's cards as they are tapped in are said through
-      a live region, as the voice says them to the table (the voice is off, or missing, in many browsers);
+    - a new verdict (with where cards not laid as claimed went), a play and the turn when they change, and a call's
+      cards as they are tapped in are said through a live region, as the voice says them to the table (the voice is off, or missing, in many browsers);
     - what a tap did, said in a corner, goes once the game has moved on (``data-moment``: the sitting's events, and
       the call open with its cards):
       "Took back Dev's play." left up through the next plays read as if another play had been taken back. A toast is
@@ -2342,7 +2345,7 @@ def for_every_player() -> None:
     if (played && played !== lastPlay) said.push(played);
     lastPlay = played;
     if (shown && !verdicts.has(shown.dataset.verdict)) {
-      said.push(shown.innerText.trim());
+      said.push(shown.dataset.said || shown.innerText.trim());
       verdicts.add(shown.dataset.verdict);
     }
     if (now && now !== turn) said.push(now);

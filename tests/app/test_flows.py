@@ -181,6 +181,9 @@ def test_a_verdict_on_fewer_cards_than_claimed_says_where_the_others_went(db):
     click(at, "apply_verdict")
     assert "Maya called Sam's three aces: the card was A (1 card laid, not the 3 claimed: the other 2 go back to " \
            "Sam's hand)" in text(at)
+    # and to a screen reader, which hears the verdict, not the line under it
+    assert "data-said='Lie: Sam picks up 1 card. 1 card laid, not the 3 claimed: the other 2 go back to Sam&#x27;s " \
+           "hand.'" in "".join(m.value for m in at.markdown)
     assert stored_state(db).state.game.hands["Sam"] == held, "the ace laid picked up again, the other two never left"
 
 
