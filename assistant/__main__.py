@@ -164,6 +164,8 @@ class _Unreadable(Exception):
 
 def _read(path: str) -> Sitting:
     """The sitting a transcript file (- for the standard input) leads to; raises _Unreadable or TranscriptError."""
+    if not path:
+        raise _Unreadable("no transcript named: the path given is empty")
     try:
         if path == "-":
             if sys.stdin is None:

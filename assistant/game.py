@@ -9,6 +9,7 @@ stored log from the start).
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -21,13 +22,21 @@ from .seen import Seen, count, elsewhere, emptied, forget, laid_down, laid_out, 
 
 def _who(name: str) -> str:
     """A player's name as a message says it: quoted where spaces or unseen characters would hide what it is, so that
-    "Ann" and "Ann " in one transcript read as two names ("it is Ann's turn, not "Ann "'s"), not as one."""
+    "Ann" and "Ann " in one transcript read as two names ("it is Ann's turn, not "Ann "'s"), not as one. "Zoë" typed
+    as an e and a combining diaeresis reads as "Zoë" too, and is another string: its marks are written as escapes."""
+    composed = unicodedata.normalize("NFC", name) == name
     shows = all(c.isprintable() or c in _JOINERS for c in name)
-    if shows and name == " ".join(name.split()):
+    if shows and composed and name == " ".join(name.split()):
         return name
-    # quoted, and only what does not show written as an escape ("Zoë\u200b", "Ann\tLee"): the rest as it reads
-    return '"' + "".join(c if (c.isprintable() or c in _JOINERS) and c not in '"\\' else json.dumps(c)[1:-1]
-                         for c in name) + '"'
+    # quoted, and only what does not show written as an escape ("Zoë\u200b", "Ann\tLee", "Zoe\u0308"): the rest as
+    # it reads
+    return '"' + "".join(json.dumps(c)[1:-1] if _hides(c, composed) else c for c in name) + '"'
+
+
+def _hides(c: str, composed: bool) -> bool:
+    """Whether a character of a name would hide what the name is, were it printed as it is: it does not show, or it
+    is a mark that a name not in composed form (NFC) puts on the letter before it."""
+    return not (c.isprintable() or c in _JOINERS) or c in '"\\' or (not composed and unicodedata.combining(c) > 0)
 
 
 #: The zero-width non-joiner and joiner: part of how a Persian name or a family emoji is written, not hidden.
@@ -629,6 +638,8 @@ def _call(state: State, event: Call) -> State:
 
 def _no_call(state: State, event: NoCall) -> State:
     current = _game_in_play(state)
+    if current.last_play is None:
+        raise IllegalAction("nothing has been played yet in this game: no play to settle")
     if not current.awaiting_call:
         raise IllegalAction("no play to settle: the last play was already called or followed")
     game = current.copy()

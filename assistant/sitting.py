@@ -138,7 +138,7 @@ def read_transcript(lines: Iterable[str | bytes]) -> Iterator[tuple[int, Event]]
         except _TooLong as error:
             raise TranscriptError(number, str(error)) from None
         except json.JSONDecodeError as error:
-            raise TranscriptError(number, f"not valid JSON ({error.msg})") from None
+            raise TranscriptError(number, f"not valid JSON ({error.msg}{_unseen(text, error.pos)})") from None
         except RecursionError:
             raise TranscriptError(number, "not valid JSON (nested too deeply)") from None
         try:
@@ -179,6 +179,14 @@ def _finite(digits: str) -> float:
 
 #: One decoder for every line (``json.loads`` with options builds a new one each call: a fifth of a replay's time).
 _DECODER = json.JSONDecoder(parse_constant=_not_json, parse_int=_whole_number, parse_float=_finite)
+
+
+def _unseen(text: str, at: int) -> str:
+    """Where JSON stopped at a character that does not show (a byte order mark where two files were joined, a NUL),
+    its name: "Expecting value" alone left the line looking right."""
+    if at >= len(text) or (text[at].isprintable() and text[at] != "\ufeff"):
+        return ""
+    return f": the unseen character U+{ord(text[at]):04X} at column {at + 1}"
 
 
 def _decoded(number: int, line: str | bytes) -> str:

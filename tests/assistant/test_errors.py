@@ -34,6 +34,9 @@ def test_names_that_look_alike_are_quoted_apart():
     # only what does not show is escaped: the letters stay as they read
     table = sitting(("Zoë", "Zoë\u200b"))
     assert_rejected(table, Play("Zoë\u200b", 1), 'it is Zoë\'s turn, not "Zoë\\u200b"\'s')
+    # "Zoë" typed two ways: an ë, or an e and a combining diaeresis
+    table = sitting(("Zoë", "Zoe\u0308"))
+    assert_rejected(table, Play("Zoe\u0308", 1), 'it is Zoë\'s turn, not "Zoe\\u0308"\'s')
 
 
 def test_playing_more_cards_than_held_names_the_hand():
@@ -64,8 +67,11 @@ def test_a_call_with_no_play_to_call_says_which_moment_it_is():
     assert_rejected(table, call("Cara", "A"), "the game is over: Ben won")
 
 
-def test_no_call_with_nothing_to_settle():
-    assert_rejected(sitting(), NoCall(), "no play to settle")
+def test_no_call_with_nothing_to_settle_says_which_moment_it_is():
+    """Right after a deal it said "the last play was already called or followed", of a play that never was."""
+    assert_rejected(sitting(), NoCall(), "nothing has been played yet in this game: no play to settle")
+    table = sitting(("Alice", "Ben", "Cara"), Play("Alice", 1), call("Ben", "A"))
+    assert_rejected(table, NoCall(), "no play to settle: the last play was already called or followed")
 
 
 def test_a_stranger_cannot_play_or_call():

@@ -102,6 +102,12 @@ def test_a_call_is_reported_as_last_call(tmp_path):
         ({"event": "new_game", "players": ["A", "B"], "rules": {"table": None}},
          'line 3: rule table must be one of "match", "ranked", not null'),
         ("[" * 100_000 + "]" * 100_000, "line 3: not valid JSON (nested too deeply)"),
+        # two files joined, each with its byte order mark; a NUL: the line looked right, and "Expecting value" said why
+        ('\ufeff{"event": "play", "player": "Ben", "count": 1}',
+         "line 3: not valid JSON (Expecting value: the unseen character U+FEFF at column 1)"),
+        ('{"event": "play", "player": "Ben",\x00 "count": 1}',
+         "line 3: not valid JSON (Expecting property name enclosed in double quotes: the unseen character U+0000 at "
+         "column 35)"),
     ],
 )
 def test_the_first_illegal_line_is_named_on_stderr_with_exit_2(tmp_path, line, reason):
@@ -146,6 +152,14 @@ def test_a_missing_file_is_named(tmp_path):
         capture_output=True, text=True, cwd=ROOT,
     )
     assert result.returncode == 2 and "nope.jsonl" in result.stderr and result.stdout == ""
+
+
+def test_an_empty_path_is_said_as_such():
+    """"cannot read : No such file or directory" read as a message cut short."""
+    result = subprocess.run([sys.executable, "-m", "assistant", "replay", "--json", ""], capture_output=True, text=True,
+                            cwd=ROOT)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.strip() == "no transcript named: the path given is empty"
 
 
 def test_without_json_a_readable_summary(tmp_path):
