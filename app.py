@@ -2027,8 +2027,7 @@ def table_screen(referee: Referee) -> None:
         # with each game of a long evening (one table: the earlier games in a table of their own, folded, had
         # columns of other widths, and on a phone a table wider than its box)
         rows = table.rows
-        if len(rows) > HISTORY_SHOWN and not st.toggle(f"Show all {len(rows)} games, not only the last {HISTORY_SHOWN}",
-                                                         key="history_all"):
+        if len(rows) > HISTORY_SHOWN and not show_all_games(len(rows)):
             rows = rows[-HISTORY_SHOWN:]
         st.table(history_rows(rows, TableKind.RANKED in kinds), hide_index=True)
     else:
@@ -2043,6 +2042,17 @@ def table_screen(referee: Referee) -> None:
 
 #: How many of the last games the History shows unless all are asked for.
 HISTORY_SHOWN = 10
+
+
+def show_all_games(games: int) -> bool:
+    """The History's switch between the last games and all ``games``: the choice outlives the switch, which goes
+    while undos bring the table back to ten games (at eleven it came back off) and is drawn anew as its count
+    changes."""
+    ss = st.session_state
+    if "history_all" not in ss:
+        ss["history_all"] = ss.get("_history_all", False)
+    ss["_history_all"] = st.toggle(f"Show all {games} games, not only the last {HISTORY_SHOWN}", key="history_all")
+    return ss["_history_all"]
 
 
 def history_rows(rows, ranked: bool) -> dict[str, list]:

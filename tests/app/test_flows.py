@@ -501,6 +501,14 @@ def test_a_long_evening_keeps_the_last_games_in_view_and_shows_them_all_on_a_swi
     at.toggle(key="history_all").set_value(True).run()
     history = at.table[-1].value
     assert list(history["Game"]) == list(range(1, 13)) and list(history["Winner"])[:3] == ["Ben", "Ann", "Ann"]
+    # the choice stays through a game more, and through undos back to ten games and a game again
+    click(at, "winner_Ben")
+    assert at.toggle(key="history_all").value and list(at.table[-1].value["Game"]) == list(range(1, 14))
+    for _ in range(3):
+        click(at, "undo_result")
+    assert not at.main.get("toggle") and list(at.table[-1].value["Game"]) == list(range(1, 11))
+    click(at, "winner_Ann")
+    assert at.toggle(key="history_all").value and list(at.table[-1].value["Game"]) == list(range(1, 12))
 
 
 def test_two_sittings_of_one_name_begun_the_same_day_are_told_apart_in_the_sidebar(db):
