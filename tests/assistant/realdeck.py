@@ -26,8 +26,8 @@ def play_a_real_game(rules: Rules, players: int, seed: int, steps: int = 400,
                      on_call: OnCall | None = None) -> tuple[int, int]:
     """Deal a shuffled deck as the referee does, and play: each player lays down real cards from their hand (the claimed
     rank when they hold it, or a bluff), calls turn up the real cards and the pile goes to whoever the referee says.
-    Every event a real deck allows must be accepted and fit the seen cards, and at every step each hand holds no more
-    cards of a rank than the seen cards leave it. Returns how many calls were made, and the most (player, rank) pairs
+    Every event a real deck allows must be accepted and fit the seen cards, and at every step the seen cards must
+    stand for real cards where they say (:func:`check_bounds`). Returns how many calls were made, and the most (player, rank) pairs
     the seen cards bounded at once. ``on_call`` is shown each call's real cards before it is recorded."""
     rng = random.Random(seed)
     names = tuple(f"P{i}" for i in range(players))
@@ -37,7 +37,7 @@ def play_a_real_game(rules: Rules, players: int, seed: int, steps: int = 400,
     hands: dict[str, list[Rank]] = {}
     for name, held in table.state.game.hands.items():
         hands[name], cards = cards[:held], cards[held:]
-    pile: list[Rank] = []
+    pile: list[list[Rank]] = []  # the real cards of each play on the pile, in order
     last: list[Rank] = []
     calls = bounded = 0
     for _ in range(steps):
@@ -80,7 +80,7 @@ def play_a_real_game(rules: Rules, players: int, seed: int, steps: int = 400,
             continue
         for card in last:
             hands[player].remove(card)
-        pile += last
+        pile.append(last)
         if laid != count:
             pile = call(table, rng, last, pile, hands, on_call)
             calls += 1
@@ -88,7 +88,7 @@ def play_a_real_game(rules: Rules, players: int, seed: int, steps: int = 400,
     return calls, bounded
 
 
-def call(table: Sitting, rng: random.Random, last: list[Rank], pile: list[Rank], hands: dict[str, list[Rank]],
+def call(table: Sitting, rng: random.Random, last: list[Rank], pile: list[list[Rank]], hands: dict[str, list[Rank]],
          on_call: OnCall | None = None):
     """Someone calls the last play and its real cards are turned up: they must fit the seen cards; the pile goes to
     whoever the referee says. Returns the pile, now empty."""
@@ -98,7 +98,7 @@ def call(table: Sitting, rng: random.Random, last: list[Rank], pile: list[Rank],
     if on_call is not None:
         on_call(game, tuple(last))
     table.apply(Call(rng.choice(callers), tuple(last)))
-    hands[table.state.game.last_call.picked_up_by] += pile
+    hands[table.state.game.last_call.picked_up_by] += [card for play in pile for card in play]
     return []
 
 
@@ -113,18 +113,47 @@ def settled(table: Sitting, event) -> bool:
     return True
 
 
-def check_bounds(table: Sitting, hands: dict[str, list[Rank]], pile: list[Rank]) -> int:
-    """Assert that no hand holds more of a rank than the seen cards leave it, nor the pile more than the seen cards
-    that cannot be in it; the number of (player, rank) pairs that the seen cards bound."""
+def check_bounds(table: Sitting, hands: dict[str, list[Rank]], pile: list[list[Rank]]) -> int:
+    """Assert that the seen cards stand for real cards where they say, and so that no hand holds more of a rank than
+    they leave it, nor the pile more than those that cannot be in it; the number of (player, rank) pairs that the seen
+    cards bound."""
     game = table.state.game
     assert {p: len(h) for p, h in hands.items()} == game.hands, "the referee's hands are the real ones"
+    assert len(pile) == game.plays_on_pile, "the referee's plays on the pile are the real ones"
+    check_mapping(game, hands, pile)
     bounded = 0
     for player, hand in hands.items():
         for rank in set(hand) | {r for group in game.seen for r in group.ranks}:
             away = count(elsewhere(game.seen, rank, player))
             assert hand.count(rank) <= in_play(game, rank) - away, (player, rank, game.seen)
             bounded += away > 0
-    for rank in set(pile):
+    laid = [card for play in pile for card in play]
+    for rank in set(laid):
         held = sum(1 for g in game.seen if not g.pile for r in g.ranks if r is rank)
-        assert pile.count(rank) <= in_play(game, rank) - held, ("pile", rank, game.seen)
+        assert laid.count(rank) <= in_play(game, rank) - held, ("pile", rank, game.seen)
     return bounded
+
+
+def check_mapping(game: Game, hands: dict[str, list[Rank]], pile: list[list[Rank]]) -> None:
+    """Assert that each seen card can be matched to a real card of its rank of its own, in one of the places it names
+    (a hand, or a play on the pile): what :mod:`assistant.seen` promises, and more than counts by hand and rank can
+    check. Matched by augmenting paths; a game has a few dozen seen cards."""
+    real = [(rank, ("hand", p)) for p, hand in hands.items() for rank in hand]
+    real += [(rank, ("play", k)) for k, play in enumerate(pile, 1) for rank in play]
+    seen = [(rank, group) for group in game.seen for rank in group.ranks]
+    fits = [[j for j, (card, (kind, at)) in enumerate(real)
+             if card is rank and (at in group.hands if kind == "hand" else at in group.plays)]
+            for rank, group in seen]
+    owner: dict[int, int] = {}
+
+    def matched(i: int, tried: set[int]) -> bool:
+        for j in fits[i]:
+            if j not in tried:
+                tried.add(j)
+                if j not in owner or matched(owner[j], tried):
+                    owner[j] = i
+                    return True
+        return False
+
+    for i, (rank, group) in enumerate(seen):
+        assert matched(i, set()), f"no real card for a seen {rank.value} in {group}: {game.seen}"
