@@ -42,7 +42,7 @@ from assistant import (  # noqa: E402
     Winner,
     verdict_for,
 )
-from assistant.cards import card_count  # noqa: E402
+from assistant.cards import card_count, last_cards  # noqa: E402
 from assistant.game import next_dealer, ranked_places_most, seen_conflict, tapped_since_a_deal  # noqa: E402
 from assistant.referee import Referee  # noqa: E402
 from assistant.rules import RANKED_POINTS, CountRule, Order, TableKind  # noqa: E402
@@ -1318,7 +1318,7 @@ def game_screen(referee: Referee) -> None:
         choices = ("Cheat! or nobody calls" if game.turn is None or last_play_ends_the_game(referee, game) else
                    f"Cheat!, nobody calls, or {words.name_html(game.turn)} plays on "
                    f"({esc(words.ranks_due(game.ranks_allowed))})")
-        st.markdown(f"<div class='cr-turn' role='heading' aria-level='1'>{words.name_html(claim.player)} played their last cards</div>"
+        st.markdown(f"<div class='cr-turn' role='heading' aria-level='1'>{words.name_html(claim.player)} played {last_cards(claim.count)}</div>"
                     f"<div class='cr-due'>{choices}: {words.name_html(claim.player)} is out only if the play "
                     "survives</div>", unsafe_allow_html=True)
     elif game.turn is not None:

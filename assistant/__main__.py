@@ -19,7 +19,7 @@ from contextlib import closing
 from pathlib import Path
 
 from . import command_line
-from .cards import card_count
+from .cards import card_count, last_cards
 from .errors import StorageError
 from .referee import Referee
 from .sitting import Sitting, TranscriptError, replay, state_to_json
@@ -230,7 +230,7 @@ def _summary(state: dict) -> str:
         elif game["awaiting_call"] and last is not None:
             claim = f"{card_count(last['count'])} claimed as {last['rank']}"
             if game["hands"][last["player"]] == 0:
-                lines.append(f"{last['player']} played their last cards ({claim}): Cheat!, or nobody calls, and "
+                lines.append(f"{last['player']} played {last_cards(last['count'])} ({claim}): Cheat!, or nobody calls, and "
                              f"{last['player']} is out only if the play survives.")
             else:
                 lines.append(f"{last['player']}'s play ({claim}) can be called.")

@@ -58,6 +58,12 @@ def card_count(n: int) -> str:
     return f"{n} card{'' if n == 1 else 's'}"
 
 
+def last_cards(n: int) -> str:
+    """"their last card", "their last cards": what a play of ``n`` cards that empties a hand laid. "Dev played their
+    last cards" of one card read as a miscount."""
+    return f"their last card{'' if n == 1 else 's'}"
+
+
 def step(rank: Rank, delta: int) -> Rank:
     """The rank ``delta`` places along the cycle A, 2, ..., K, A (negative goes down)."""
     return CLAIMABLE[(_PLACE[rank] + delta) % len(CLAIMABLE)]

@@ -13,7 +13,7 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 
-from .cards import CLAIMABLE, Rank, card_count, step
+from .cards import CLAIMABLE, Rank, card_count, last_cards, step
 from .errors import IllegalAction, ImpossibleReveal
 from .events import Call, Event, FourOfAKind, NewGame, NoCall, Pass, Play, Winner
 from .rules import RANKED_POINTS, CountRule, Order, Rules, TableKind
@@ -439,7 +439,8 @@ def _settled_copy(current: Game) -> Game:
         _settle(game)
         if game.over:
             raise IllegalAction(  # the player whose last cards wait for a call, not the table's winner
-                f"{_who(current.last_play.player)} played their last cards: record the call or no call to end the game"
+                f"{_who(current.last_play.player)} played {last_cards(current.last_play.count)}: record the call or "
+                "no call to end the game"
             )
     return game
 

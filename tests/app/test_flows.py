@@ -286,6 +286,14 @@ def play_many(at, n: int) -> None:
     click(at, "play_many")
 
 
+def test_a_last_play_of_one_card_is_said_as_one_card(db):
+    at = deal(open_app(), "Sam", "Maya", rule_max_cards="any")
+    play_many(at, 25)
+    click(at, "play_1")  # Maya
+    click(at, "play_1")  # Sam's last card
+    assert "Sam</span> played their last card</div>" in "".join(m.value for m in at.markdown)
+
+
 def test_a_last_play_is_held_until_it_survives_then_the_winner(db):
     at = deal(open_app(), "Sam", "Maya", rule_max_cards="any")
     play_many(at, 26)  # Sam plays the whole hand

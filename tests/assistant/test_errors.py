@@ -160,6 +160,14 @@ def test_a_second_place_waiting_for_its_call_is_named_not_the_winner():
     assert_rejected(table, Play("Cara", 1), '"Ben " played their last cards')
 
 
+def test_a_last_play_of_one_card_is_said_as_one_card():
+    """"Ben played their last cards" of one card read as a miscount."""
+    table = sitting(["Alice", "Ben", "Cara"], table=TableKind.RANKED, max_cards=None)
+    for event in (Play("Alice", 18), NoCall(), Play("Ben", 16), Play("Cara", 1), Play("Ben", 1)):
+        table.apply(event)
+    assert_rejected(table, Play("Cara", 1), "Ben played their last card: record the call or no call to end the game")
+
+
 def test_a_sitting_holds_at_most_ten_thousand_games(monkeypatch):
     """Every state kept for undo holds the table's rows: a sitting without an end would replay in gigabytes."""
     from assistant import game as game_module

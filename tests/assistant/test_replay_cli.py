@@ -174,6 +174,10 @@ def test_the_summary_says_a_play_can_be_called_a_last_play_decides_the_game_and_
                                  {"event": "play", "player": "A", "count": 26}])
     assert last.stdout.startswith("A played their last cards (26 cards claimed as A): Cheat!, or nobody calls, and "
                                   "A is out only if the play survives.\nThen B plays if the game goes on, claiming 2; pile 26 cards.")
+    one = run_replay(tmp_path, [{"event": "new_game", "players": ["A", "B"], "rules": {"max_cards": None}},
+                                {"event": "play", "player": "A", "count": 25}, {"event": "play", "player": "B", "count": 1},
+                                {"event": "play", "player": "A", "count": 1}])
+    assert one.stdout.startswith("A played their last card (1 card claimed as 3): Cheat!, or nobody calls")
     called = run_replay(tmp_path, [{"event": "new_game", "players": ["Alice", "Ben", "Cara"]},
                                    {"event": "play", "player": "Alice", "count": 2},
                                    {"event": "call", "caller": "Ben", "revealed": ["A", "7"]},
