@@ -131,10 +131,11 @@ def count(groups: Iterable[SeenCards]) -> int:
 
 
 def where(groups: Iterable[SeenCards], players: tuple[str, ...]) -> str:
-    """Where some seen cards can be, in words: "Bob's hand", "Bob's or Dev's hand, or the pile", "the pile"."""
+    """Where some seen cards can be, in words: "Bob's hand", "Bob's or Dev's hand, or the pile", "Ann's, Bob's or
+    Dev's hand", "the pile"."""
     groups = list(groups)
-    names = [p for p in players if any(p in g.hands for g in groups)]
-    hands = " or ".join(f"{name}'s" for name in names) + " hand" if names else ""
+    names = [f"{p}'s" for p in players if any(p in g.hands for g in groups)]
+    hands = (", ".join(names[:-1]) + " or " if len(names) > 1 else "") + names[-1] + " hand" if names else ""
     pile = any(g.pile for g in groups)
     if hands and pile:
         return f"{hands}, or the pile"

@@ -90,6 +90,10 @@ def test_seen_cards_that_can_be_anywhere_are_not_listed():
     # the same hands, another play on the pile: one place to the table
     later = (*seen, SeenCards((Rank.SEVEN,), frozenset({"Ann", "Ben"}), frozenset({2, 3})))
     assert words.seen_text(later, players, players) == "in Ann's hand: A A · in Ann's or Ben's hand, or the pile: 7 K"
+    # three hands read as a list, not "Ann's or Ben's or Cara's"
+    four = ("Ann", "Ben", "Cara", "Dev")
+    three = (SeenCards((Rank.NINE,), frozenset({"Ann", "Ben", "Dev"})),)
+    assert words.seen_text(three, four, four) == "in Ann's, Ben's or Dev's hand: 9"
 
 
 def test_a_reveal_of_fewer_or_more_cards_than_claimed_says_where_the_difference_went():
