@@ -1359,10 +1359,13 @@ def game_screen(referee: Referee) -> None:
         called = verdict is not None and verdict.claim == claim  # after a later pass too, not only while news
         status = ("being called" if call is not None else "can be called" if game.awaiting_call
                   else "called" if called else "stands")
-        # the play said to a screen reader (``data-said``, see for_every_player): only the turn after it was
+        # the play said to a screen reader (``data-said``, see for_every_player): only the turn after it was. Only
+        # while it can be called: a play called already, shown again as an Undo takes back the play after it, was
+        # said as if just made, under its verdict
         claimed = words.claim_text(claim)
+        said = f"{claim.player} played {claimed}" if status == "can be called" else ""
         p2.markdown(f"<div><span class='cr-sub'>Last play</span> <span class='cr-last cr-played' "
-                    f"data-said='{esc(f'{claim.player} played {claimed}')}'>{esc(claim.player)}: {esc(claimed)} <span "
+                    f"data-said='{esc(said)}'>{esc(claim.player)}: {esc(claimed)} <span "
                     f"class='cr-sub'>({status})</span></span></div>", unsafe_allow_html=True)
     # nobody plays while a call is open, nor while a last play that would end the game waits for Cheat! or no call
     waiting = last_play_ends_the_game(referee, game)
@@ -2350,10 +2353,10 @@ def for_every_player() -> None:
     // the winner too: the end of a game was never said
     const now = [...document.querySelectorAll(".cr-turn, .cr-due, .cr-win")].map(e => e.innerText.trim()).join(". ");
     // the play, before the turn it brought (said when its words change: a play taken back and made again alike is
-    // not said twice, the turn is)
+    // not said twice, the turn is; nor a play open to a call again when its call is taken back)
     const played = (document.querySelector(".cr-played") || {dataset: {}}).dataset.said || "";
     if (played && played !== lastPlay) said.push(played);
-    lastPlay = played;
+    if (played) lastPlay = played;
     if (shown && !verdicts.has(shown.dataset.verdict)) {
       said.push(shown.dataset.said || shown.innerText.trim());
       verdicts.add(shown.dataset.verdict);

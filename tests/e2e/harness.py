@@ -1047,10 +1047,12 @@ def for_every_player(work: Path) -> dict:
         page.keyboard.press("1")
         run.settle()
         page.wait_for_timeout(800)
+        before_u = page.evaluate("() => window.__liveTexts.length")
         page.keyboard.press("U")
         settled("Took back")
         page.wait_for_timeout(1500)
         result["said since U again"] = page.evaluate("() => window.__liveTexts")
+        result["said at the last U"] = result["said since U again"][before_u:]
         result["live lines"] = page.evaluate("() => [...document.querySelectorAll('#cr-live > *')].map(e => e.textContent)")
     return result
 

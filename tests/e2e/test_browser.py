@@ -202,6 +202,8 @@ def test_a_player_without_sight_or_mouse_is_told_each_move_and_keeps_the_focus(t
     said = result["said since U again"]
     assert sum("Lie: Ann picks up 2 cards" in text for text in said) == 1, said  # at the verdict, not again at the undo
     assert not any(".." in text for text in said), said  # "Took back Ann's play.. Ann's turn"
+    # the play called, shown again under its verdict, is not said as if just made
+    assert result["said at the last U"] and not any(" played " in text for text in result["said at the last U"]), result
     # each thing said is a line added to a log, not one text replaced: two quick undos and a play replaced it within
     # half a second, before a screen reader could read the first
     lines = result["live lines"]
