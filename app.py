@@ -2238,7 +2238,8 @@ def for_every_player() -> None:
     time a run has drawn it whole (a new ``.cr-drawn`` mark):
     - buttons get the names a screen reader says (``data-spoken``: "Ben calls Cheat!", where the button says "Ben");
     - a new verdict (with where cards not laid as claimed went), a play and the turn when they change, and a call's
-      cards as they are tapped in are said through a live region, as the voice says them to the table (the voice is off, or missing, in many browsers);
+      cards as they are tapped in are said through a live region, as the voice says them to the table (the voice is
+      off, or missing, in many browsers);
     - what a tap did, said in a corner, goes once the game has moved on (``data-moment``: the sitting's events, and
       the call open with its cards):
       "Took back Dev's play." left up through the next plays read as if another play had been taken back. A toast is
