@@ -83,12 +83,25 @@ def picked_up(seen: Seen, revealed: tuple[Rank, ...], play: int, taker: str) -> 
             if rank in shown:
                 beyond.setdefault(rank, []).append(g)
     for rank, groups in beyond.items():
-        # which of them were turned up is not known: those beyond may be wherever any of them could be but that play
-        hands = frozenset().union(*(g.hands for g in groups))
-        plays = frozenset().union(*(g.plays for g in groups)) - {play}
-        settled.append((hands, plays, [rank] * (len(groups) - shown[rank])))
+        settled += [(hands, plays, [rank]) for hands, plays in _beyond(groups, shown[rank], play)]
     moved = ((hands | {taker} if plays else hands, _NO_PLAYS, ranks) for hands, plays, ranks in settled)
     return _grouped([*moved, (frozenset((taker,)), _NO_PLAYS, revealed)])
+
+
+def _beyond(groups: list[SeenCards], shown: int, play: int) -> list[tuple[frozenset[str], frozenset[int]]]:
+    """The places of the seen cards of one rank (a group each, ``groups``) that may be in the ``play`` turned up
+    with ``shown`` cards of that rank, beyond those shown: which of them were turned up is not known. Where their
+    places, less that play, each hold the one before (Bob's hand; Bob's or Cy's), those turned up are taken to be the
+    ones of fewest places, and the rest keep their own: whichever were turned up, the real cards left can be matched
+    to them. Otherwise each of the rest may be wherever any of them could be."""
+    places = sorted(((g.hands, g.plays - {play}) for g in groups), key=lambda p: len(p[0]) + len(p[1]))
+    left = len(places) - shown
+    if left <= 0:
+        return []
+    if all(h <= h2 and p <= p2 for (h, p), (h2, p2) in zip(places, places[1:])):
+        return places[-left:]
+    hands = frozenset().union(*(h for h, _ in places))
+    return [(hands, frozenset().union(*(p for _, p in places)))] * left
 
 
 def laid_out(seen: Seen, player: str, rank: Rank) -> Seen:

@@ -11,6 +11,7 @@ from assistant import (
     CLAIMABLE, Call, CheatError, FourOfAKind, NewGame, NoCall, Order, Play, Rank, Rules, Sitting, TableKind, replay,
 )
 from assistant.game import seen_conflict
+from assistant.seen import SeenCards, picked_up
 
 from .randomgame import rules_strategy
 from .realdeck import play_a_real_game
@@ -123,6 +124,21 @@ def test_a_seen_card_laid_in_an_earlier_play_goes_with_the_pile_whatever_the_las
     table.apply(Play("Bob", 1))  # claims a 5
     table.apply(Call("Cy", (R.FIVE,)))  # the truth: Cy takes the pile, Bob's first card in it
     assert places_of(table, R.ACE) == [({"Bob", "Cy"}, False)] * 4
+
+
+def test_seen_cards_beyond_those_turned_up_keep_their_own_places_where_those_nest():
+    """Three aces known to be in Bob's hand and one in Bob's or Cy's may each be in Bob's one card, turned up an ace:
+    whichever it was, three aces are left, two of them in Bob's hand for sure. All three were "in Bob's or Cy's hand"
+    before (a code review); where the places do not nest, that is still so."""
+    A = R.ACE
+    nested = (SeenCards((A, A, A), frozenset({"Bob"}), frozenset({1})),
+              SeenCards((A,), frozenset({"Bob", "Cy"}), frozenset({1})))
+    after = picked_up(nested, (A,), 1, "Ann")
+    assert sorted((sorted(g.hands), len(g.ranks)) for g in after) == [(["Ann"], 1), (["Bob"], 2), (["Bob", "Cy"], 1)]
+    apart = (SeenCards((A,), frozenset({"Bob", "Ann"}), frozenset({1})),
+             SeenCards((A,), frozenset({"Bob", "Cy"}), frozenset({1})))
+    after = picked_up(apart, (A,), 1, "Dev")
+    assert sorted((sorted(g.hands), len(g.ranks)) for g in after) == [(["Ann", "Bob", "Cy"], 1), (["Dev"], 1)]
 
 
 @pytest.mark.parametrize("four_meanwhile", [False, True])
