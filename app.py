@@ -688,8 +688,10 @@ def sidebar(store: SqliteStore, sittings, chosen) -> None:
         st.caption("Privacy: pictures are read on this machine and never stored or sent anywhere.")
 
 
-#: The sidebar's settings, and whether the browser's camera was on, by their names in the page's address.
-ADDRESS_KEYS = {"speak": "speak", "camera_source": "camera", "server_camera": "server", "live_on": "live"}
+#: The sidebar's settings, whether the browser's camera was on, and whether the History shows every game, by their
+#: names in the page's address.
+ADDRESS_KEYS = {"speak": "speak", "camera_source": "camera", "server_camera": "server", "live_on": "live",
+                "history_all": "history"}
 
 
 def from_address(key: str, default: str | bool) -> str:
@@ -2049,12 +2051,16 @@ HISTORY_SHOWN = 10
 
 def show_all_games(games: int) -> bool:
     """The History's switch between the last games and all ``games``: the choice outlives the switch, which goes
-    while undos bring the table back to ten games (at eleven it came back off) and is drawn anew as its count
-    changes."""
+    while undos bring the table back to ten games (at eleven it came back off), and a reload (it is kept in the
+    page's address, as the sidebar's settings are)."""
     ss = st.session_state
     if "history_all" not in ss:
-        ss["history_all"] = ss.get("_history_all", False)
+        if "_history_all" in ss:
+            ss["history_all"] = ss["_history_all"]
+        else:
+            from_address("history_all", False)
     ss["_history_all"] = st.toggle(f"Show all {games} games, not only the last {HISTORY_SHOWN}", key="history_all")
+    keep_in_address("history_all", False)
     return ss["_history_all"]
 
 

@@ -517,6 +517,10 @@ def test_a_long_evening_keeps_the_last_games_in_view_and_shows_them_all_on_a_swi
     assert not at.main.get("toggle") and list(at.table[-1].value["Game"]) == list(range(1, 11))
     click(at, "winner_Ann")
     assert at.toggle(key="history_all").value and list(at.table[-1].value["Game"]) == list(range(1, 12))
+    # and through a reload
+    again = reloaded(at)
+    again.segmented_control[0].set_value("Match table").run()
+    assert again.toggle(key="history_all").value and list(again.table[-1].value["Game"]) == list(range(1, 12))
 
 
 def test_two_sittings_of_one_name_begun_the_same_day_are_told_apart_in_the_sidebar(db):
