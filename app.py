@@ -2360,10 +2360,12 @@ def for_every_player() -> None:
     // the winner too: the end of a game was never said
     const now = [...document.querySelectorAll(".cr-turn, .cr-due, .cr-win")].map(e => e.innerText.trim()).join(". ");
     // the play, before the turn it brought (said when its words change: a play taken back and made again alike is
-    // not said twice, the turn is; nor a play open to a call again when its call is taken back)
-    const played = (document.querySelector(".cr-played") || {dataset: {}}).dataset.said || "";
+    // not said twice, the turn is; nor a play open to a call again when its call is taken back). Forgotten where the
+    // game has no last play (a new deal, another sitting, the first play taken back): a first play alike is news
+    const last = document.querySelector(".cr-played");
+    const played = last ? last.dataset.said || "" : "";
     if (played && played !== lastPlay) said.push(played);
-    if (played) lastPlay = played;
+    if (played || !last) lastPlay = played;
     if (shown && !verdicts.has(shown.dataset.verdict)) {
       said.push(shown.dataset.said || shown.innerText.trim());
       verdicts.add(shown.dataset.verdict);

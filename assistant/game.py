@@ -34,9 +34,14 @@ def _who(name: str) -> str:
 
 
 def _hides(c: str, composed: bool) -> bool:
-    """Whether a character of a name would hide what the name is, were it printed as it is: it does not show, or it
-    is a mark that a name not in composed form (NFC) puts on the letter before it."""
-    return not (c.isprintable() or c in _JOINERS) or c in '"\\' or (not composed and unicodedata.combining(c) > 0)
+    """Whether a character of a name would hide what the name is, were it printed as it is: it does not show; or, in
+    a name not in composed form (NFC), it is what that form writes otherwise: a mark on the letter before it (a
+    combining diaeresis, a Bengali vowel's second part), a letter with a twin (the Kelvin sign's K), or a Korean
+    syllable's part."""
+    if not (c.isprintable() or c in _JOINERS) or c in '"\\':
+        return True
+    return not composed and (unicodedata.category(c).startswith("M") or unicodedata.normalize("NFC", c) != c
+                             or 0x1100 <= ord(c) <= 0x11FF)
 
 
 #: The zero-width non-joiner and joiner: part of how a Persian name or a family emoji is written, not hidden.

@@ -138,7 +138,7 @@ def read_transcript(lines: Iterable[str | bytes]) -> Iterator[tuple[int, Event]]
         except _TooLong as error:
             raise TranscriptError(number, str(error)) from None
         except json.JSONDecodeError as error:
-            raise TranscriptError(number, f"not valid JSON ({error.msg}{_unseen(text, error.pos)})") from None
+            raise TranscriptError(number, f"not valid JSON ({error.msg}{_unseen(text)})") from None
         except RecursionError:
             raise TranscriptError(number, "not valid JSON (nested too deeply)") from None
         try:
@@ -181,12 +181,14 @@ def _finite(digits: str) -> float:
 _DECODER = json.JSONDecoder(parse_constant=_not_json, parse_int=_whole_number, parse_float=_finite)
 
 
-def _unseen(text: str, at: int) -> str:
-    """Where JSON stopped at a character that does not show (a byte order mark where two files were joined, a NUL),
-    its name: "Expecting value" alone left the line looking right."""
-    if at >= len(text) or (text[at].isprintable() and text[at] != "\ufeff"):
-        return ""
-    return f": the unseen character U+{ord(text[at]):04X} at column {at + 1}"
+def _unseen(text: str) -> str:
+    """The first character of a line that JSON cannot read which does not show (a byte order mark where two files were
+    joined, a NUL, a zero-width space in "tr\u200bue"), named: "Expecting value" alone left the line looking right.
+    Not the line's own ending, nor a tab; and named as in the line, not as the fault: JSON may stop before it."""
+    for column, c in enumerate(text.rstrip("\r\n"), start=1):
+        if c != "\t" and (not c.isprintable() or c == "\ufeff"):
+            return f"; the line holds the unseen character U+{ord(c):04X} at column {column}"
+    return ""
 
 
 def _decoded(number: int, line: str | bytes) -> str:

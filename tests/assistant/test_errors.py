@@ -37,6 +37,11 @@ def test_names_that_look_alike_are_quoted_apart():
     # "Zoë" typed two ways: an ë, or an e and a combining diaeresis
     table = sitting(("Zoë", "Zoe\u0308"))
     assert_rejected(table, Play("Zoe\u0308", 1), 'it is Zoë\'s turn, not "Zoe\\u0308"\'s')
+    # and what else composed form writes otherwise: the Kelvin sign's K, a Korean syllable in its parts
+    table = sitting(("Kim", "\u212aim"))
+    assert_rejected(table, Play("\u212aim", 1), 'it is Kim\'s turn, not "\\u212aim"\'s')
+    table = sitting(("\ud55c", "\u1112\u1161\u11ab"))
+    assert_rejected(table, Play("\u1112\u1161\u11ab", 1), 'it is \ud55c\'s turn, not "\\u1112\\u1161\\u11ab"\'s')
 
 
 def test_playing_more_cards_than_held_names_the_hand():

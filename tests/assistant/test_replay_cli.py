@@ -102,12 +102,20 @@ def test_a_call_is_reported_as_last_call(tmp_path):
         ({"event": "new_game", "players": ["A", "B"], "rules": {"table": None}},
          'line 3: rule table must be one of "match", "ranked", not null'),
         ("[" * 100_000 + "]" * 100_000, "line 3: not valid JSON (nested too deeply)"),
-        # two files joined, each with its byte order mark; a NUL: the line looked right, and "Expecting value" said why
+        # two files joined, each with its byte order mark; a NUL; a zero-width space in a word JSON knows: the line
+        # looked right, and "Expecting value" said why
         ('\ufeff{"event": "play", "player": "Ben", "count": 1}',
-         "line 3: not valid JSON (Expecting value: the unseen character U+FEFF at column 1)"),
+         "line 3: not valid JSON (Expecting value; the line holds the unseen character U+FEFF at column 1)"),
         ('{"event": "play", "player": "Ben",\x00 "count": 1}',
-         "line 3: not valid JSON (Expecting property name enclosed in double quotes: the unseen character U+0000 at "
-         "column 35)"),
+         "line 3: not valid JSON (Expecting property name enclosed in double quotes; the line holds the unseen "
+         "character U+0000 at column 35)"),
+        ('{"event": "pass", "player": "Ben", "note": tr\u200bue}',
+         "line 3: not valid JSON (Expecting value; the line holds the unseen character U+200B at column 46)"),
+        # a string left open before the line's end: JSON stops at the line break, which is not the fault
+        ('{"event": "play", "player": "Ben", "count": 1, "rank": "A',
+         "line 3: not valid JSON (Invalid control character at)"),
+        ('{"event": "play", "player": "Ben", "count": 1, "rank": "A\r',
+         "line 3: not valid JSON (Invalid control character at)"),
     ],
 )
 def test_the_first_illegal_line_is_named_on_stderr_with_exit_2(tmp_path, line, reason):

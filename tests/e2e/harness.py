@@ -1014,6 +1014,7 @@ def for_every_player(work: Path) -> dict:
         settled("Ben's turn")
         page.wait_for_timeout(1500)
         result["toasts after the next play"] = toasts()
+        result["said after the first play again"] = page.evaluate("() => window.__liveTexts")
         # a card tapped in moves the game on too: "Took back the last card (A)." went only with the next event
         run.tap("cheat_Ben")  # on Ann's two aces
         settled("calls Cheat!")
@@ -1045,7 +1046,7 @@ def for_every_player(work: Path) -> dict:
         # the verdict shown again when the play after it is taken back is not said again as news
         page.wait_for_timeout(800)
         page.keyboard.press("1")
-        run.settle()
+        settled(" played ")  # the play said before the Undo's words are counted
         page.wait_for_timeout(800)
         before_u = page.evaluate("() => window.__liveTexts.length")
         page.keyboard.press("U")

@@ -195,6 +195,8 @@ def test_a_player_without_sight_or_mouse_is_told_each_move_and_keeps_the_focus(t
     # "Took back Ann's play." stayed its 7 s through Ann's next play, as if that had been taken back too
     assert "Took back Ann's play." in result["toasts before the next play"], result
     assert not any(t.startswith("Took back") for t in result["toasts after the next play"]), result
+    # the first play taken back and made again alike is news: the game had no last play between
+    assert any("Ann played two aces" in text for text in result["said after the first play again"]), result
     # ... and a card tapped in during a call moves the game on as well
     assert "Took back the last card (2)." in result["toasts before the next card"], result
     assert not any(t.startswith("Took back") for t in result["toasts after the next card"]), result
