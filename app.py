@@ -1333,7 +1333,7 @@ def game_screen(referee: Referee) -> None:
         corrected = words.count_corrected(verdict.claim, len(verdict.revealed))
         # a screen reader hears where the cards not laid went too (``data-said``, see for_every_player): "Cara picks
         # up 6 cards" alone, beside a hand that grew by 8, read as the referee's mistake
-        read = verdict.announcement() + (f". {corrected[0].upper()}{corrected[1:]}." if corrected else "")
+        read = verdict.announcement() + (f". {words.sentence(corrected)}" if corrected else "")
         st.markdown(f"<div class='cr-verdict {kind}' data-verdict='{esc(said_as)}' data-said='{esc(read)}'>"
                     f"{esc(verdict.announcement())}</div>", unsafe_allow_html=True)
         shown = words.cards_shown(verdict.revealed, ", ")

@@ -10,9 +10,9 @@ contradict is forgotten.
 Each card of a :class:`SeenCards` group stands for one card of the deck, always in one of the places the group names:
 hands, and plays face down on the pile, numbered from the first on it. Plays are told apart because a call turns one of
 them up: a seen card that may only be in that play, of a rank not turned up, is still in its hand, and of four seen
-aces that may be in a play of one card turned up an ace, one went with the pile. Two rules keep that true. A card seen again
-(Bob plays an ace he was seen to take, and it is turned up) must not count twice, so the cards turned up replace the
-seen cards of their rank that may be in that play. And a card that may be gone (laid out in a four) is forgotten:
+aces that may be in a play of one card turned up an ace, one went with the pile. Two rules keep that true. A card seen
+again (Bob plays an ace he was seen to take, and it is turned up) must not count twice, so the cards turned up replace
+the seen cards of their rank that may be in that play. And a card that may be gone (laid out in a four) is forgotten:
 forgetting a card only means checking less, never refusing a move a real deck allows.
 """
 
@@ -89,7 +89,7 @@ def picked_up(seen: Seen, revealed: tuple[Rank, ...], play: int, taker: str) -> 
 
 
 def _beyond(groups: list[SeenCards], shown: int, play: int) -> list[tuple[frozenset[str], frozenset[int]]]:
-    """The places of the seen cards of one rank (a group each, ``groups``) that may be in the ``play`` turned up
+    """The places of the seen cards of one rank (``groups``: each card's group) that may be in the ``play`` turned up
     with ``shown`` cards of that rank, beyond those shown: which of them were turned up is not known. Where their
     places, less that play, each hold the one before (Bob's hand; Bob's or Cy's), those turned up are taken to be the
     ones of fewest places, and the rest keep their own: whichever were turned up, the real cards left can be matched

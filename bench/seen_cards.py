@@ -63,7 +63,8 @@ def main() -> None:
     print(f"{args.games} games of {args.players} players per rule set, every one-card misreading at every call")
     for name, rules in RULE_SETS.items():
         tally = Tally()
-        bounds = [play_a_real_game(rules, args.players, seed, on_call=tally.misreadings)[1] for seed in range(args.games)]
+        bounds = [play_a_real_game(rules, args.players, seed, on_call=tally.misreadings)[1]
+                  for seed in range(args.games)]
         caught = tally.by_seen + tally.by_deck
         print(f"{name:>15}: {tally.tried} misreadings, caught {caught / tally.tried:.1%} "
               f"(seen cards {tally.by_seen / tally.tried:.1%}, deck alone {tally.by_deck / tally.tried:.1%}); "

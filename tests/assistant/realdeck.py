@@ -27,8 +27,9 @@ def play_a_real_game(rules: Rules, players: int, seed: int, steps: int = 400,
     """Deal a shuffled deck as the referee does, and play: each player lays down real cards from their hand (the claimed
     rank when they hold it, or a bluff), calls turn up the real cards and the pile goes to whoever the referee says.
     Every event a real deck allows must be accepted and fit the seen cards, and at every step the seen cards must
-    stand for real cards where they say (:func:`check_bounds`). Returns how many calls were made, and the most (player, rank) pairs
-    the seen cards bounded at once. ``on_call`` is shown each call's real cards before it is recorded."""
+    stand for real cards where they say (:func:`check_bounds`). Returns how many calls were made, and the most
+    (player, rank) pairs the seen cards bounded at once. ``on_call`` is shown each call's real cards before it is
+    recorded."""
     rng = random.Random(seed)
     names = tuple(f"P{i}" for i in range(players))
     table = Sitting([NewGame(names, rules=rules)])

@@ -91,9 +91,9 @@ def test_a_pile_picked_up_takes_the_seen_cards_that_may_be_in_it():
 
 
 def test_a_play_turned_up_without_the_rank_of_a_seen_card_leaves_that_card_in_the_hand():
-    """Bob lays one card of his hand, four seen aces among it, and it is turned up a 2: the aces did not go with the pile
-    Cy takes. Before plays were told apart, the aces were then "in Bob's or Cy's hand", and two aces turned up from Cy
-    next went unremarked."""
+    """Bob lays one card of his hand, four seen aces among it, and it is turned up a 2: the aces did not go with the
+    pile Cy takes. Before plays were told apart, the aces were then "in Bob's or Cy's hand", and two aces turned up
+    from Cy next went unremarked."""
     table = four_aces_to_bob()
     table.apply(Play("Bob", 1))  # claims a 2
     table.apply(Call("Cy", (R.TWO,)))  # the truth: Cy takes the pile
@@ -108,7 +108,8 @@ def test_of_four_seen_aces_a_play_of_one_ace_takes_one_with_the_pile():
     table = four_aces_to_bob(order=Order.SAME_OR_ADJACENT)
     table.apply(Play("Bob", 1, R.ACE))
     table.apply(Call("Cy", (R.ACE,)))  # the truth: Cy takes the pile
-    assert sorted(places_of(table, R.ACE), key=lambda place: sorted(place[0])) == [({"Bob"}, False)] * 3 + [({"Cy"}, False)]
+    by_names = sorted(places_of(table, R.ACE), key=lambda place: sorted(place[0]))
+    assert by_names == [({"Bob"}, False)] * 3 + [({"Cy"}, False)]
     assert seen_conflict(table.state.game, "Cy", (R.ACE, R.ACE)) == (
         "2 cards of rank A from Cy, who can hold only 1: 3 of the 4 in play were seen face up and are in Bob's hand")
     assert seen_conflict(table.state.game, "Bob", (R.ACE,) * 3) is None
