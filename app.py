@@ -42,6 +42,7 @@ from assistant import (  # noqa: E402
     Winner,
     verdict_for,
 )
+from assistant.calls import call_records  # noqa: E402
 from assistant.cards import card_count, last_cards  # noqa: E402
 from assistant.game import next_dealer, ranked_places_most, seen_conflict, tapped_since_a_deal  # noqa: E402
 from assistant.referee import Referee  # noqa: E402
@@ -2026,6 +2027,8 @@ def table_screen(referee: Referee) -> None:
         # room for the score axis below the bars, and a full 16 px label for every player
         bars.altair_chart(chart, width="stretch", height=60 + 40 * len(ranking))
 
+    calls_section(referee)
+
     st.subheader("History", anchor=False)
     if table.rows:
         # the last games, or all of them on a switch: every game listed pushed the downloads a screen further down
@@ -2043,6 +2046,29 @@ def table_screen(referee: Referee) -> None:
     d2.download_button("Download the game log (transcript)", referee.transcript(), file_name="sitting.jsonl",
                        mime="application/jsonl", key="transcript", on_click="ignore",
                        wrap=True)  # whole, on two lines where the column is narrow (cut at 800 px beside the sidebar)
+
+
+def calls_section(referee: Referee) -> None:
+    """Each player's plays called and lies caught, and Cheat! calls made and right, over the sitting's games the
+    referee followed: who bluffs best is argued about as much as who won. Before a verdict, nothing (a table of
+    noughts says nothing)."""
+    if not referee.sitting.verdicts:
+        return
+    records = call_records(referee.sitting.counted, referee.sitting.verdicts)
+    st.subheader("Calls", anchor=False)
+    st.caption("In the games the referee followed: a play called that was a lie is caught; a Cheat! call on a lie is "
+               "right. Cards picked up at calls, the caller's or the player's.")
+    names = [p for p in referee.state.table.players if p in records] + [p for p in records
+                                                                        if p not in referee.state.table.players]
+    st.table({
+        "Player": names,
+        "Plays": [records[p].plays for p in names],
+        "Called": [records[p].called for p in names],
+        "Caught": [records[p].caught for p in names],
+        "Cheat! calls": [records[p].calls for p in names],
+        "Right": [records[p].right for p in names],
+        "Cards picked up": [records[p].picked_up for p in names],
+    }, hide_index=True)
 
 
 #: How many of the last games the History shows unless all are asked for.

@@ -19,6 +19,7 @@ from contextlib import closing
 from pathlib import Path
 
 from . import command_line
+from .calls import CallRecord, call_records
 from .cards import card_count, last_cards
 from .errors import StorageError
 from .referee import Referee
@@ -213,6 +214,8 @@ def _replay(args: argparse.Namespace) -> int:
         print(json.dumps(state))
     else:
         print(_summary(state))
+        if sitting.verdicts:
+            print(_calls_summary(call_records(sitting.counted, sitting.verdicts)))
     return 0
 
 
@@ -249,6 +252,18 @@ def _summary(state: dict) -> str:
     lines.append(f"Table ({table['kind']}), {table['games']} game{'' if table['games'] == 1 else 's'} finished:")
     lines.extend(f"  {name}: {score}" for name, score in table["scores"].items())
     return "\n".join(lines)
+
+
+def _calls_summary(records: dict[str, CallRecord]) -> str:
+    """Each player's plays called and calls made, in a line each: the summary of an evening's transcript says who
+    was caught and who called right, as the match table's screen does."""
+    def some(n: int, thing: str) -> str:
+        return f"{n} {thing}{'' if n == 1 else 's'}"
+
+    return "\n".join(["Calls, in the games followed:", *(
+        f"  {name}: {r.called} of {some(r.plays, 'play')} called, {r.caught} caught lying; "
+        f"{some(r.calls, 'Cheat! call')}, {r.right} right; picked up {card_count(r.picked_up)}"
+        for name, r in records.items())])
 
 
 def run() -> int:

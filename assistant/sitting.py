@@ -13,8 +13,8 @@ from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Iterator, Sequence, TextIO
 
 from .errors import BadEvent, CheatError, IllegalAction
-from .events import Event, Undo, from_dict, to_dict
-from .game import State, advance
+from .events import Call, Event, Undo, from_dict, to_dict
+from .game import State, Verdict, advance
 
 
 #: Every how many counted events a state is kept whole for undo. Those between are let go and worked out again
@@ -36,6 +36,7 @@ class Sitting:
         self._history: list[State | None] = [State()]
         self._counted: list[Event] = []  # the events behind ``_history[1:]``, one each
         self._counted_at: list[int] = []  # where in the log each of them was recorded
+        self._verdicts: list[Verdict] = []  # the verdicts of the calls among them, in order
         with _collector_paused():
             for event in events:
                 self.apply(event)
@@ -73,10 +74,13 @@ class Sitting:
         """Keep a previewed event: split from :meth:`preview` so storage can write in between."""
         if isinstance(event, Undo):
             self._history.pop()
-            self._counted.pop()
+            if isinstance(self._counted.pop(), Call):
+                self._verdicts.pop()
             self._counted_at.pop()
             self._history[-1] = new
         else:
+            if isinstance(event, Call):
+                self._verdicts.append(new.game.last_call)
             older = len(self._history) - 2  # the last two stay: one undo gives back the very state it left
             if older > 0 and older % KEEP_EVERY:
                 self._history[older] = None
@@ -107,6 +111,17 @@ class Sitting:
     @property
     def can_undo(self) -> bool:
         return len(self._history) > 1
+
+    @property
+    def counted(self) -> tuple[Event, ...]:
+        """The events that still count, in order: the log without its undos and the events they took back."""
+        return tuple(self._counted)
+
+    @property
+    def verdicts(self) -> tuple[Verdict, ...]:
+        """The verdicts that still count, in order (kept as they are given: worked out again, each would need the
+        state before its call, and most of those are let go, see :data:`KEEP_EVERY`)."""
+        return tuple(self._verdicts)
 
     @property
     def last_counted(self) -> Event | None:

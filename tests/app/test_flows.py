@@ -415,6 +415,41 @@ def test_match_table_one_tap_winner_standing_history_csv(db):
     assert len(at.get("download_button")) == 2
 
 
+def calls_table(at: AppTest) -> dict | None:
+    """The match table's record of calls, as shown (None where the screen has none)."""
+    tables = [t.value for t in at.table if "Cheat! calls" in t.value]
+    return {column: list(values) for column, values in tables[0].items()} if tables else None
+
+
+def test_the_match_table_keeps_each_players_calls_right_and_lies_caught_and_an_undo_takes_one_back(db):
+    at = deal(open_app(), "Sam", "Maya", "Leo")
+    click(at, "play_2")  # Sam: two aces
+    click(at, "cheat_Maya")
+    for rank in ("A", "9"):
+        click(at, f"reveal_add_{rank}")
+    click(at, "apply_verdict")  # a lie: Sam picks up 2
+    click(at, "play_1")  # Maya: one 2
+    click(at, "cheat_Sam")
+    click(at, "reveal_add_2")
+    click(at, "apply_verdict")  # honest: Sam picks up 1
+    at.segmented_control[0].set_value("Match table").run()
+    assert calls_table(at) == {
+        "Player": ["Sam", "Maya"], "Plays": [1, 1], "Called": [1, 1], "Caught": [1, 0],
+        "Cheat! calls": [1, 1], "Right": [0, 1], "Cards picked up": [3, 0],
+    }
+    at.segmented_control[0].set_value("Game").run()
+    click(at, "undo")  # the second verdict taken back: its call counts for nobody
+    at.segmented_control[0].set_value("Match table").run()
+    assert calls_table(at)["Cheat! calls"] == [0, 1] and calls_table(at)["Cards picked up"] == [2, 0]
+    at.segmented_control[0].set_value("Game").run()
+    for _ in range(8):  # the cards tapped in, the call, Maya's play, then the first verdict
+        if not stored_state(db).sitting.verdicts:
+            break
+        click(at, "undo")
+    at.segmented_control[0].set_value("Match table").run()
+    assert calls_table(at) is None, "before any verdict, no table of noughts"
+
+
 def test_sittings_are_kept_apart_and_a_reload_shows_the_same_game(db):
     at = deal(open_app(), "Sam", "Maya", "Leo")
     click(at, "play_2")

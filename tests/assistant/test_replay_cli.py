@@ -194,6 +194,12 @@ def test_the_summary_says_a_play_can_be_called_a_last_play_decides_the_game_and_
                                               "Then Cara plays, claiming 3; pile 1 card.",
                                               "Last call: Ben on Alice, a lie; Alice picked up 2 cards."]
     assert "Table (match), 0 games finished:" in called.stdout
+    assert called.stdout.splitlines()[-3:] == [
+        "Calls, in the games followed:",
+        "  Alice: 1 of 1 play called, 1 caught lying; 0 Cheat! calls, 0 right; picked up 2 cards",
+        "  Ben: 0 of 1 play called, 0 caught lying; 1 Cheat! call, 1 right; picked up 0 cards",
+    ], "who was caught and who called right, as the match table's screen says"
+    assert "Calls" not in last.stdout, "before any verdict, no record of noughts"
 
 
 def test_a_dash_replays_the_standard_input():
