@@ -253,6 +253,10 @@ button.cr-armed {outline: 4px solid #f5b700; outline-offset: 3px;}
    table", and a pointer resting on it kept it up for good. On a phone it comes at the foot of the screen, over the
    pile and the hands, not over the bar and the turn line. */
 [data-testid="stToast"] {pointer-events: none;}
+/* ... and says all it has to say: Streamlit cuts a message to three lines, behind a "view more" that no tap reaches
+   (above), and "Your tap was not recorded: check whose turn it is before tapping again" lost its advice */
+[data-testid="stToastText"] {display: block !important; -webkit-line-clamp: none !important; overflow: visible !important;}
+[data-testid="stToastViewButton"] {display: none !important;}
 @media (max-width: 640px) {
   [data-testid="stToastContainer"] {top: auto !important; bottom: 0.75rem !important;}
 }
@@ -345,8 +349,9 @@ def flash(kind: str, text: str) -> None:
     """A message shown once, on the next run (errors from callbacks survive the rerun this way); the same message
     twice before then (taps refused one after another) is shown once. ``kind`` "toast" is what a tap did, said for a
     few seconds in a corner, since said at the top it pushed the page's buttons down under the next tap; "toast_long"
-    (ten seconds) a place given, or a tap not recorded (:data:`REFUSED`); any other is the name of a Streamlit
-    message (``warning``, ``error``, ``info``), shown at the top."""
+    (ten seconds) a place given, or a tap not recorded (:data:`REFUSED`); "retract" a message said before and no longer
+    true, closed where it still shows; any other is the name of a Streamlit message (``warning``, ``error``,
+    ``info``), shown at the top."""
     queued = st.session_state.setdefault("flash", [])
     if (kind, text) not in queued:
         queued.append((kind, text))
@@ -356,9 +361,12 @@ def show_flashes() -> None:
     """The messages, in a container drawn on every run whether or not there are any: a message that came and went
     above the page's columns would move the live camera's element, and the browser would stop its camera."""
     toasted = st.session_state["_toasted"] = []  # put in the page's mark, see for_every_player
+    retracted = st.session_state["_retracted"] = []  # closed at once where they still show, see for_every_player
     with st.container(key="flashes"):
         for kind, text in st.session_state.pop("flash", []):
-            if kind.startswith("toast"):
+            if kind == "retract":
+                retracted.append(text)
+            elif kind.startswith("toast"):
                 st.toast(text, duration="long" if kind == "toast_long" else TOAST_SECONDS)
                 if kind == "toast":  # a place given, or a tap refused, stays its time: a busy table may miss it
                     toasted.append(text)
@@ -562,13 +570,23 @@ def places_now(referee: Referee) -> tuple[str, ...]:
 
 def say_places(referee: Referee, before: tuple[str, ...]) -> None:
     """A player gone out on a ranked table while play goes on is said (only their tile changed), for longer than the
-    other corner messages, as a table busy with the next play may miss it; the end of a game has its own banner."""
+    other corner messages, as a table busy with the next play may miss it; the end of a game has its own banner. A
+    place taken back (an undo, a verdict taken back to be corrected) is said too, and the message that gave it is
+    closed: "Ann is out: place 1" stayed up over the corrected verdict "Lie: Ann picks up 50 cards"."""
     game = referee.state.game
-    if game is None or game.over or len(game.places) <= len(before) or game.places[:len(before)] != before:
+    now = places_now(referee)
+    if game is not None and game.rules.table is TableKind.RANKED and before[:len(now)] == now:
+        for place, name in enumerate(before[len(now):], start=len(now) + 1):
+            flash("retract", place_text(name, place))
+            flash("toast_long", f"{name}'s place {place} is taken back.")
+    if game is None or game.over or len(now) <= len(before) or now[:len(before)] != before:
         return
-    for place, name in enumerate(game.places[len(before):], start=len(before) + 1):
-        flash("toast_long", f"{name} is out: place {place}, +{RANKED_POINTS[place - 1]} points. Play goes on for the "
-                         "next places.")
+    for place, name in enumerate(now[len(before):], start=len(before) + 1):
+        flash("toast_long", place_text(name, place))
+
+
+def place_text(name: str, place: int) -> str:
+    return f"{name} is out: place {place}, +{RANKED_POINTS[place - 1]} points. Play goes on for the next places."
 
 
 def act_from_state(kind: str, at: int) -> None:
@@ -1271,7 +1289,9 @@ def correct_last_verdict(at: int) -> None:
     """Take the verdict back and reopen the call with its cards, to correct them by hand: the camera's reading is
     what the table disputes, so it is not applied again, and no feed is armed for it."""
     referee: Referee = st.session_state["_referee"]
-    attempt_event(lambda: st.session_state.update(call=referee.reopen_last_call(at)))
+    placed = places_now(referee)
+    if attempt_event(lambda: st.session_state.update(call=referee.reopen_last_call(at))):
+        say_places(referee, placed)  # a place the verdict gave is taken back with it, until the cards are settled
 
 
 def game_screen(referee: Referee) -> None:
@@ -2317,7 +2337,8 @@ def for_every_player() -> None:
   // what a tap did, said in a corner: its toast may come a moment after the page's mark
   const toasts = said => {
     document.querySelectorAll('[data-testid="stToast"]').forEach(t => {
-      const text = t.innerText.trim();  // empty for a moment as it comes in
+      const body = t.querySelector('[data-testid="stToastText"]');  // its words, not its "view more" too
+      const text = (body || t).innerText.trim();  // empty for a moment as it comes in
       if (text && !told.has(t)) { told.add(t); said.push(text); }
     });
   };
@@ -2328,10 +2349,16 @@ def for_every_player() -> None:
   const momentOf = new WeakMap();
   const retire = mark => {
     const shownThen = JSON.parse(mark.dataset.toasts || "[]").map(words);
+    const untrue = JSON.parse(mark.dataset.retracted || "[]").map(words);  // a place taken back: its message goes
     document.querySelectorAll('[data-testid="stToast"]').forEach(t => {
       const body = t.querySelector('[data-testid="stToastText"]');
       const text = words(body ? body.innerText : "");
       const then = momentOf.get(t);
+      if (text && untrue.includes(text)) {
+        const close = t.querySelector('[aria-label="Close"]');
+        if (close) close.click();
+        return;
+      }
       if (text && shownThen.includes(text) && (!then || then.run !== mark.dataset.run)) {
         momentOf.set(t, {moment: mark.dataset.moment, run: mark.dataset.run, since: Date.now()});
         return;
@@ -2439,6 +2466,7 @@ def arrive(view: str, events: int) -> None:
         st.html(f"<div class='cr-drawn' data-run='{token}:{ss['_runs_drawn']}' "
                 f"data-moment='{esc(ss.get('_sitting_key', ''))}:{events}:{esc(repr(ss.get('call')))}' "
                 f"data-toasts='{esc(json.dumps(ss.get('_toasted', [])))}' "
+                f"data-retracted='{esc(json.dumps(ss.get('_retracted', [])))}' "
                 f"data-spoken='{esc(json.dumps(spoken_names(ss.get('_spoken', {}))))}'></div>")
         guard_taps()
         for_every_player()

@@ -348,6 +348,42 @@ def test_ranked_table_plays_on_for_places(db):
     assert "Ben 12 cards no place" in text(at)
 
 
+def test_a_place_taken_back_by_a_correction_is_said_and_the_message_that_gave_it_is_closed(db):
+    """"Ann is out: place 1, +3 points" stayed up over the corrected verdict "Lie: Ann picks up 50 cards" (a
+    browser check): nothing said the place was gone."""
+    at = deal(open_app(), "Ann", "Ben", "Cat", rule_max_cards="any", rule_table=TableKind.RANKED)
+    play_many(at, 17)  # Ann, of 18
+    play_many(at, 16)  # Ben
+    play_many(at, 16)  # Cat
+    click(at, "play_1")  # Ann's last card, claimed as a 4
+    click(at, "cheat_Ben")
+    click(at, "reveal_honest")
+    click(at, "apply_verdict")
+    given = "Ann is out: place 1, +3 points. Play goes on for the next places."
+    assert given in [t.value for t in at.toast] and stored_state(db).state.game.places == ("Ann",)
+    click(at, "correct_verdict")
+    assert stored_state(db).state.game.places == ()
+    assert "Ann's place 1 is taken back." in [t.value for t in at.toast]
+    mark = next(h.proto.body for h in at.get("html") if "cr-drawn" in h.proto.body)
+    assert json.loads(html.unescape(re.search(r"data-retracted='([^']*)'", mark).group(1))) == [given]
+    click(at, "reveal_clear")
+    click(at, "reveal_add_9")
+    click(at, "apply_verdict")
+    assert "Lie: Ann picks up 50 cards" in text(at)
+    assert given not in [t.value for t in at.toast], "no place given again"
+
+
+def test_a_place_taken_back_by_an_undo_is_said_with_the_undo(db):
+    at = deal(open_app(), "Ann", "Ben", "Cat", rule_max_cards="any", rule_table=TableKind.RANKED)
+    for n in (17, 16, 16):
+        play_many(at, n)
+    click(at, "play_1")  # Ann's last card
+    click(at, "nocall")  # it stands: place 1
+    click(at, "undo")
+    said = [t.value for t in at.toast]
+    assert "Ann's place 1 is taken back." in said and any(t.startswith("Took back") for t in said), said
+
+
 def test_house_rules_choice_order_passing_and_fours(db):
     at = deal(open_app(), "Sam", "Maya", rule_order=Order.UP_OR_DOWN, rule_passing=True, rule_four=True)
     click(at, "play_1")  # the first claim is aces, no choice yet
