@@ -2076,18 +2076,18 @@ def calls_section(referee: Referee) -> None:
         return
     records = call_records(referee.sitting.counted, referee.sitting.verdicts)
     st.subheader("Calls", anchor=False)
-    st.caption("In the games the referee followed: a play called that was a lie is caught; a Cheat! call on a lie is "
-               "right. Cards picked up at calls, the caller's or the player's.")
-    names = [p for p in referee.state.table.players if p in records] + [p for p in records
-                                                                        if p not in referee.state.table.players]
+    st.caption("In the games the referee followed: caught lying, a play called that was a lie; right, a Cheat! call "
+               "on a lie; picked up, the cards taken from the pile at calls.")
+    table = referee.state.table
+    names = [p for p in table.players if p in records] + [p for p in records if p not in table.players]
+    # six columns, not seven (the plays called, honest or not, left out): at 390 px a seventh went off a phone's screen
     st.table({
         "Player": names,
         "Plays": [records[p].plays for p in names],
-        "Called": [records[p].called for p in names],
-        "Caught": [records[p].caught for p in names],
+        "Caught lying": [records[p].caught for p in names],
         "Cheat! calls": [records[p].calls for p in names],
         "Right": [records[p].right for p in names],
-        "Cards picked up": [records[p].picked_up for p in names],
+        "Picked up": [records[p].picked_up for p in names],
     }, hide_index=True)
 
 

@@ -470,13 +470,13 @@ def test_the_match_table_keeps_each_players_calls_right_and_lies_caught_and_an_u
     click(at, "apply_verdict")  # honest: Sam picks up 1
     at.segmented_control[0].set_value("Match table").run()
     assert calls_table(at) == {
-        "Player": ["Sam", "Maya"], "Plays": [1, 1], "Called": [1, 1], "Caught": [1, 0],
-        "Cheat! calls": [1, 1], "Right": [0, 1], "Cards picked up": [3, 0],
+        "Player": ["Sam", "Maya"], "Plays": [1, 1], "Caught lying": [1, 0],
+        "Cheat! calls": [1, 1], "Right": [0, 1], "Picked up": [3, 0],
     }
     at.segmented_control[0].set_value("Game").run()
     click(at, "undo")  # the second verdict taken back: its call counts for nobody
     at.segmented_control[0].set_value("Match table").run()
-    assert calls_table(at)["Cheat! calls"] == [0, 1] and calls_table(at)["Cards picked up"] == [2, 0]
+    assert calls_table(at)["Cheat! calls"] == [0, 1] and calls_table(at)["Picked up"] == [2, 0]
     at.segmented_control[0].set_value("Game").run()
     for _ in range(8):  # the cards tapped in, the call, Maya's play, then the first verdict
         if not stored_state(db).sitting.verdicts:
