@@ -387,13 +387,24 @@ class SqliteStore:
         self._db.close()
 
     def sittings(self) -> list[SittingInfo]:
-        rows = self._read(
-            "SELECT s.id, CAST(s.name AS BLOB), s.created, COUNT(e.seq), MAX(e.recorded) FROM sittings s "
-            "LEFT JOIN events e ON e.sitting_id = s.id GROUP BY s.id ORDER BY s.id"
-        )
+        rows = self._read("SELECT id, CAST(name AS BLOB), created FROM sittings ORDER BY id")
         # a name damaged on disk is shown with replacement marks: it must not hide the other sittings
-        return [SittingInfo(i, bytes(name).decode("utf-8", "replace"), created, n, last or created)
-                for i, name, created, n, last in rows]
+        return [SittingInfo(i, bytes(name).decode("utf-8", "replace"), created, *self._size(i, created))
+                for i, name, created in rows]
+
+    def _size(self, sitting_id: int, created: str) -> tuple[int, str]:
+        """A sitting's number of events and when the last was recorded. Counted sitting by sitting: one damaged page
+        of one sitting's events (SQLite's "malformed") hid every sitting when all were counted together. A sitting
+        that cannot be counted is listed as empty, and opening it says what is wrong."""
+        self._still_there()
+        try:
+            n, last = self._db.execute("SELECT COUNT(*), MAX(recorded) FROM events WHERE sitting_id = ?",
+                                       (sitting_id,)).fetchone()
+        except sqlite3.DatabaseError as error:
+            if getattr(error, "sqlite_errorname", "") != "SQLITE_CORRUPT":
+                raise StorageError(f"cannot read the database {self.path}: {_in_words(error, self.path)}") from None
+            return 0, created
+        return n, last or created
 
     def create_sitting(self, name: str, events: Sequence[Event] = (), rows: Sequence[GameResult] = ()) -> SittingInfo:
         """A new sitting, with ``events`` (an imported transcript) and the match table's ``rows`` they lead to
@@ -680,6 +691,9 @@ def _in_words(error: sqlite3.Error, path: Path) -> str:
         return f"{text} (another program is writing to it: try again when it is done)"
     if ("disk I/O error" in text or "full" in text) and _disk_full(path):
         return f"{text} (the disk is full)"
+    if getattr(error, "sqlite_errorname", "") == "SQLITE_CORRUPT":
+        return (f"{text} (part of the file is damaged: restore a backup; the sittings that still open can be saved "
+                "as transcripts with python -m assistant export)")
     return text
 
 

@@ -214,6 +214,32 @@ def test_a_sitting_name_damaged_on_disk_hides_no_other_sitting(tmp_path):
     assert [info.name for info in SqliteStore(path).sittings()] == ["F\ufffd", "Saturday"]
 
 
+def test_a_damaged_page_of_one_sittings_events_hides_no_other_sitting(tmp_path):
+    """All sittings were counted in one query, so one damaged disk page among Friday's events ("database disk image
+    is malformed") hid Saturday too: no sitting could be opened. Friday is now listed as empty, and opening it says
+    that the file is damaged."""
+    path = tmp_path / "r.sqlite3"
+    store = SqliteStore(path)
+    friday, saturday = Referee.new(store, "Friday"), Referee.new(store, "Saturday")
+    for _ in range(150):
+        friday.record(Winner("Xavierxx", players=("Xavierxx", "Yolandaa")))
+    for _ in range(150):
+        saturday.record(Winner("Ann", players=("Ann", "Ben")))
+    store.close()
+    data, page = bytearray(path.read_bytes()), 4096
+    only_friday = [i for i in range(len(data) // page) if b"Ann" not in data[i * page:(i + 1) * page]
+                   and data[i * page:(i + 1) * page].count(b'"player": "Xavierxx"') > 20]
+    assert only_friday, "a page that holds only Friday's events"
+    header = only_friday[len(only_friday) // 2] * page
+    data[header + 3:header + 5] = b"\xff\xff"  # the page's count of cells: 65,535
+    path.write_bytes(bytes(data))
+    store = SqliteStore(path)
+    assert [(info.name, info.events) for info in store.sittings()] == [("Friday", 0), ("Saturday", 150)]
+    assert len(Referee(store, saturday.sitting_id).sitting.log) == 150
+    with pytest.raises(StorageError, match="malformed .part of the file is damaged: restore a backup"):
+        Referee(store, friday.sitting_id)
+
+
 def test_a_sitting_number_beyond_sqlite_is_no_sitting(tmp_path):
     with pytest.raises(StorageError, match="there is no sitting number 99999999999999999999"):
         SqliteStore(tmp_path / "r.sqlite3").events(99999999999999999999)
