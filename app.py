@@ -2380,13 +2380,18 @@ def for_every_player() -> None:
     while (live.children.length > 5) live.firstElementChild.remove();  // read already: the log stays short
   };
   const usable = sel => [...document.querySelectorAll(sel)].find(b => !b.disabled && b.offsetParent !== null);
+  // what a tap did, held while its page is drawn and said after the verdict that page brings: "Ann is out: place 1"
+  // came before "Honest: Ben picks up 50 cards", the verdict that put her out
+  let held = [];
   const tick = () => {
     const said = [];
-    toasts(said);
-    if (document.querySelector('[data-stale="true"]')) return say(said);  // a run is drawing: wait for its page
+    toasts(held);
     const marks = document.querySelectorAll(".cr-drawn");
     const mark = marks[marks.length - 1];
-    if (!mark) return say(said);
+    const drawing = document.querySelector('[data-stale="true"]') || (mark && mark.dataset.run !== run);
+    if (!drawing) { said.push(...held); held = []; }
+    if (document.querySelector('[data-stale="true"]')) return say(said);  // a run is drawing: wait for its page
+    if (!mark) { said.push(...held); held = []; return say(said); }
     retire(mark);
     // the names at once for a new page, then about once a second (a button drawn again loses its name)
     if (mark.dataset.run !== spokenRun) {
@@ -2417,12 +2422,15 @@ def for_every_player() -> None:
     // game has no last play (a new deal, another sitting, the first play taken back): a first play alike is news
     const last = document.querySelector(".cr-played");
     const played = last ? last.dataset.said || "" : "";
-    if (played && played !== lastPlay) said.push(played);
-    if (played || !last) lastPlay = played;
+    // the verdict, then what the tap did (a place it gave), then a play (one taken back shows the one before)
     if (shown && !verdicts.has(shown.dataset.verdict)) {
       said.push(shown.dataset.said || shown.innerText.trim());
       verdicts.add(shown.dataset.verdict);
     }
+    said.push(...held);
+    held = [];
+    if (played && played !== lastPlay) said.push(played);
+    if (played || !last) lastPlay = played;
     if (now && now !== turn) said.push(now);
     if (now) turn = now;
     // the cards of a call as they are tapped in
