@@ -42,7 +42,6 @@ from assistant import (  # noqa: E402
     Winner,
     verdict_for,
 )
-from assistant.calls import call_records  # noqa: E402
 from assistant.cards import card_count, last_cards  # noqa: E402
 from assistant.game import next_dealer, ranked_places_most, seen_conflict, tapped_since_a_deal  # noqa: E402
 from assistant.referee import Referee  # noqa: E402
@@ -2072,9 +2071,9 @@ def calls_section(referee: Referee) -> None:
     """Each player's plays called and lies caught, and Cheat! calls made and right, over the sitting's games the
     referee followed: who bluffs best is argued about as much as who won. Before a verdict, nothing (a table of
     noughts says nothing)."""
-    if not referee.sitting.verdicts:
+    records = referee.sitting.calls
+    if not records:
         return
-    records = call_records(referee.sitting.counted, referee.sitting.verdicts)
     st.subheader("Calls", anchor=False)
     st.caption("In the games the referee followed: caught lying, a play called that was a lie; right, a Cheat! call "
                "on a lie; picked up, the cards taken from the pile at calls.")

@@ -19,7 +19,7 @@ from contextlib import closing
 from pathlib import Path
 
 from . import command_line
-from .calls import CallRecord, call_records
+from .calls import CallRecord
 from .cards import card_count, last_cards
 from .errors import StorageError
 from .referee import Referee
@@ -214,8 +214,8 @@ def _replay(args: argparse.Namespace) -> int:
         print(json.dumps(state))
     else:
         print(_summary(state))
-        if sitting.verdicts:
-            print(_calls_summary(call_records(sitting.counted, sitting.verdicts)))
+        if sitting.calls:
+            print(_calls_summary(sitting.calls))
     return 0
 
 

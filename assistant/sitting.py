@@ -13,8 +13,9 @@ from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Iterator, Sequence, TextIO
 
 from .errors import BadEvent, CheatError, IllegalAction
-from .events import Call, Event, Undo, from_dict, to_dict
-from .game import State, Verdict, advance
+from .calls import CallRecord, CallTally
+from .events import Event, Undo, from_dict, to_dict
+from .game import State, advance
 
 
 #: Every how many counted events a state is kept whole for undo. Those between are let go and worked out again
@@ -36,7 +37,7 @@ class Sitting:
         self._history: list[State | None] = [State()]
         self._counted: list[Event] = []  # the events behind ``_history[1:]``, one each
         self._counted_at: list[int] = []  # where in the log each of them was recorded
-        self._verdicts: list[Verdict] = []  # the verdicts of the calls among them, in order
+        self._calls = CallTally()  # each player's plays and calls among them
         with _collector_paused():
             for event in events:
                 self.apply(event)
@@ -73,14 +74,11 @@ class Sitting:
     def commit(self, event: Event, new: State) -> None:
         """Keep a previewed event: split from :meth:`preview` so storage can write in between."""
         if isinstance(event, Undo):
-            self._history.pop()
-            if isinstance(self._counted.pop(), Call):
-                self._verdicts.pop()
+            self._calls.count(self._counted.pop(), self._history.pop(), -1)  # the state it led to: always kept
             self._counted_at.pop()
             self._history[-1] = new
         else:
-            if isinstance(event, Call):
-                self._verdicts.append(new.game.last_call)
+            self._calls.count(event, new)
             older = len(self._history) - 2  # the last two stay: one undo gives back the very state it left
             if older > 0 and older % KEEP_EVERY:
                 self._history[older] = None
@@ -113,15 +111,9 @@ class Sitting:
         return len(self._history) > 1
 
     @property
-    def counted(self) -> tuple[Event, ...]:
-        """The events that still count, in order: the log without its undos and the events they took back."""
-        return tuple(self._counted)
-
-    @property
-    def verdicts(self) -> tuple[Verdict, ...]:
-        """The verdicts that still count, in order (kept as they are given: worked out again, each would need the
-        state before its call, and most of those are let go, see :data:`KEEP_EVERY`)."""
-        return tuple(self._verdicts)
+    def calls(self) -> dict[str, CallRecord]:
+        """Each player's plays called and calls made, by the verdicts that still count (:mod:`assistant.calls`)."""
+        return self._calls.records()
 
     @property
     def last_counted(self) -> Event | None:

@@ -479,7 +479,7 @@ def test_the_match_table_keeps_each_players_calls_right_and_lies_caught_and_an_u
     assert calls_table(at)["Cheat! calls"] == [0, 1] and calls_table(at)["Picked up"] == [2, 0]
     at.segmented_control[0].set_value("Game").run()
     for _ in range(8):  # the cards tapped in, the call, Maya's play, then the first verdict
-        if not stored_state(db).sitting.verdicts:
+        if not stored_state(db).sitting.calls:
             break
         click(at, "undo")
     at.segmented_control[0].set_value("Match table").run()

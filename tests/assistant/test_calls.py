@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from assistant import NewGame, Play, Undo, Winner
-from assistant.calls import CallRecord, call_records
+from assistant.calls import CallRecord
 
 from .helpers import call, sitting
 
 
 def records(table) -> dict[str, CallRecord]:
-    return call_records(table.counted, table.verdicts)
+    return table.calls
 
 
 def test_a_lie_caught_counts_for_the_liar_and_the_caller_and_the_pile_for_the_liar():
@@ -32,7 +32,7 @@ def test_a_verdict_undone_or_corrected_counts_as_it_stands_now():
     table = sitting(("Ann", "Ben", "Cy"), Play("Ann", 1), call("Ben", "A"))
     assert records(table)["Ben"] == CallRecord(calls=1, picked_up=1)  # an honest ace: Ben was wrong
     table.apply(Undo())  # the camera read an ace; it was a 5: corrected, as the app does, by an undo and a new call
-    assert records(table) == {"Ann": CallRecord(plays=1)}, "an undone verdict counts for nobody"
+    assert records(table) == {}, "an undone verdict counts for nobody, and plays alone make no record"
     table.apply(call("Ben", "5"))
     assert records(table) == {"Ann": CallRecord(plays=1, called=1, caught=1, picked_up=1),
                               "Ben": CallRecord(calls=1, right=1)}
@@ -49,3 +49,9 @@ def test_the_record_goes_on_over_the_games_of_a_sitting_and_counts_no_tapped_gam
         "Ben": CallRecord(calls=1, right=1),
         "Cy": CallRecord(calls=1, picked_up=3),
     }
+
+
+
+def test_the_record_lists_players_in_the_order_they_first_played_or_called():
+    table = sitting(("Ann", "Ben", "Cy"), Play("Ann", 1), call("Cy", "A"), Play("Ben", 1))
+    assert list(records(table)) == ["Ann", "Cy", "Ben"]

@@ -8,9 +8,9 @@ from unittest.mock import patch
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from assistant import CheatError, CountRule, NewGame, Order, Play, Rules, Sitting, TableKind, Undo
+from assistant import Call, CheatError, CountRule, NewGame, Order, Play, Rules, Sitting, TableKind, Undo, advance
 from assistant import sitting as sitting_module
-from assistant.calls import call_records
+from assistant.calls import CallRecord
 from assistant.sitting import replay, state_to_json, write_transcript
 
 from .randomgame import play_random, rules_strategy
@@ -44,7 +44,7 @@ def test_cards_are_conserved_and_replay_gives_the_live_state(rules, names, choic
     replayed = replay(out.getvalue().splitlines())
     assert replayed.state == sitting.state
     assert state_to_json(replayed.state) == state_to_json(sitting.state)
-    assert replayed.verdicts == sitting.verdicts, "the match table's record of calls is the log's"
+    assert replayed.calls == sitting.calls, "the match table's record of calls is the log's"
 
 
 @settings(max_examples=300, deadline=None)
@@ -61,14 +61,14 @@ def test_undo_is_an_exact_inverse_of_every_event(rules, names, choices):
         assert sitting.last_counted == event and sitting.last_counted_at == len(sitting.log) - 1
         undone_to = sitting._counted[-2] if len(sitting._counted) > 1 else None
         undone_to_at = sitting._counted_at[-2] if len(sitting._counted) > 1 else None
-        verdicts_after = sitting.verdicts
+        calls_after = sitting.calls
         sitting.apply(Undo())
         assert sitting.state == before
         assert sitting.last_counted == undone_to, "the Undo button then names the event before"
         assert sitting.last_counted_at == undone_to_at, "and the verdict shown again keeps its mark (said once)"
-        assert sitting.verdicts == Sitting(sitting.counted).verdicts, "an undone verdict leaves the record of calls"
+        assert sitting.calls == Sitting(sitting._counted).calls, "an undone verdict leaves the record of calls"
         sitting.apply(event)
-        assert sitting.state == after and sitting.verdicts == verdicts_after
+        assert sitting.state == after and sitting.calls == calls_after
         seen.append(after)
 
     play_random(Sitting(), names, rules, choices, undo_each)
@@ -77,17 +77,26 @@ def test_undo_is_an_exact_inverse_of_every_event(rules, names, choices):
 @settings(max_examples=300, deadline=None)
 @given(rules=rules_strategy, names=names_strategy, choices=choices_strategy)
 def test_the_record_of_calls_adds_up_to_the_verdicts(rules, names, choices):
-    """Every verdict counts once on each side: a play called for its player, a call for its caller, the pile for
-    whoever picked it up; a lie found is both a play caught and a call right."""
+    """Every verdict that still counts, worked out again from the events that still count, counts once on each side:
+    a play called for its player, a call for its caller, the pile for whoever picked it up; a lie found is both a
+    play caught and a call right."""
     sitting = Sitting()
     play_random(sitting, names, rules, choices, lambda s: None)
-    records = call_records(sitting.counted, sitting.verdicts).values()
-    verdicts = sitting.verdicts
+    verdicts, state = [], Sitting().state
+    for event in sitting._counted:
+        state = advance(state, event)
+        if isinstance(event, Call):
+            verdicts.append(state.game.last_call)
+    records = sitting.calls.values()
+    if not verdicts:
+        assert not sitting.calls, "before a verdict, no record"
+        return
+    assert all(r != CallRecord() for r in records), "a player with nothing counted is not listed"
     assert sum(r.called for r in records) == sum(r.calls for r in records) == len(verdicts)
     assert sum(r.caught for r in records) == sum(r.right for r in records) == sum(v.lie for v in verdicts)
     assert sum(r.picked_up for r in records) == sum(v.cards for v in verdicts)
     assert all(r.caught <= r.called <= r.plays and r.right <= r.calls for r in records)
-    assert sum(r.plays for r in records) == sum(isinstance(e, Play) for e in sitting.counted)
+    assert sum(r.plays for r in records) == sum(isinstance(e, Play) for e in sitting._counted)
 
 
 @settings(max_examples=200, deadline=None)
@@ -109,7 +118,7 @@ def test_catching_up_with_another_writer_gives_the_live_state_and_names_what_its
     seen_up_to = int(split * len(writer.log))
     watcher = Sitting(writer.log[:seen_up_to])
     taken = watcher.catch_up(writer.log)
-    assert watcher.state == writer.state and watcher.log == writer.log and watcher.verdicts == writer.verdicts
+    assert watcher.state == writer.state and watcher.log == writer.log and watcher.calls == writer.calls
     assert taken == [(event, then) for at, event, then in took_back if at >= seen_up_to]
     assert watcher.catch_up(writer.log) == [], "nothing new, nothing said"
 
