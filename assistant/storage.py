@@ -387,24 +387,36 @@ class SqliteStore:
         self._db.close()
 
     def sittings(self) -> list[SittingInfo]:
-        rows = self._read("SELECT id, CAST(name AS BLOB), created FROM sittings ORDER BY id")
-        # a name damaged on disk is shown with replacement marks: it must not hide the other sittings
-        return [SittingInfo(i, bytes(name).decode("utf-8", "replace"), created, *self._size(i, created))
-                for i, name, created in rows]
-
-    def _size(self, sitting_id: int, created: str) -> tuple[int, str]:
-        """A sitting's number of events and when the last was recorded. Counted sitting by sitting: one damaged page
-        of one sitting's events (SQLite's "malformed") hid every sitting when all were counted together. A sitting
-        that cannot be counted is listed as empty, and opening it says what is wrong."""
+        """Every sitting, with its number of events and when the last was recorded. Its texts are read as bytes: a
+        name or a time damaged on disk is shown with replacement marks, and must not hide the other sittings."""
         self._still_there()
         try:
-            n, last = self._db.execute("SELECT COUNT(*), MAX(recorded) FROM events WHERE sitting_id = ?",
-                                       (sitting_id,)).fetchone()
-        except sqlite3.DatabaseError as error:
-            if getattr(error, "sqlite_errorname", "") != "SQLITE_CORRUPT":
+            rows = self._db.execute(
+                "SELECT s.id, CAST(s.name AS BLOB), CAST(s.created AS BLOB), COUNT(e.seq), CAST(MAX(e.recorded) AS BLOB) "
+                "FROM sittings s LEFT JOIN events e ON e.sitting_id = s.id GROUP BY s.id ORDER BY s.id").fetchall()
+        except sqlite3.Error as error:
+            if not _damaged(error):
                 raise StorageError(f"cannot read the database {self.path}: {_in_words(error, self.path)}") from None
-            return 0, created
-        return n, last or created
+            rows = self._sittings_one_by_one()
+        return [SittingInfo(i, _text(name, "(a name that cannot be read)"), _text(created), n,
+                            _text(last) or _text(created)) for i, name, created, n, last in rows]
+
+    def _sittings_one_by_one(self) -> list[tuple]:
+        """The listing where one damaged disk page of one sitting's events (SQLite's "malformed") stopped the count
+        of them all, and so hid every sitting: counted sitting by sitting, one that cannot be counted is listed as
+        empty, and opening it says what is wrong."""
+        rows = []
+        for i, name, created in self._read("SELECT id, CAST(name AS BLOB), CAST(created AS BLOB) FROM sittings "
+                                           "ORDER BY id"):
+            try:
+                n, last = self._db.execute("SELECT COUNT(*), CAST(MAX(recorded) AS BLOB) FROM events "
+                                           "WHERE sitting_id = ?", (i,)).fetchone()
+            except sqlite3.Error as error:
+                if not _damaged(error):
+                    raise StorageError(f"cannot read the database {self.path}: {_in_words(error, self.path)}") from None
+                n, last = 0, None
+            rows.append((i, name, created, n, last))
+        return rows
 
     def create_sitting(self, name: str, events: Sequence[Event] = (), rows: Sequence[GameResult] = ()) -> SittingInfo:
         """A new sitting, with ``events`` (an imported transcript) and the match table's ``rows`` they lead to
@@ -691,10 +703,20 @@ def _in_words(error: sqlite3.Error, path: Path) -> str:
         return f"{text} (another program is writing to it: try again when it is done)"
     if ("disk I/O error" in text or "full" in text) and _disk_full(path):
         return f"{text} (the disk is full)"
-    if getattr(error, "sqlite_errorname", "") == "SQLITE_CORRUPT":
+    if _damaged(error):
         return (f"{text} (part of the file is damaged: restore a backup; the sittings that still open can be saved "
                 "as transcripts with python -m assistant export)")
     return text
+
+
+def _damaged(error: sqlite3.Error) -> bool:
+    """Whether SQLite found the file damaged on disk (not locked, full or refused)."""
+    return getattr(error, "sqlite_errorname", "") == "SQLITE_CORRUPT"
+
+
+def _text(stored: bytes | None, missing: str = "") -> str:
+    """A text column read as bytes, as text: a byte damaged on disk is a replacement mark, not an error."""
+    return missing if stored is None else bytes(stored).decode("utf-8", "replace")
 
 
 def _disk_full(path: Path) -> bool:

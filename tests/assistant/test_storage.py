@@ -214,6 +214,25 @@ def test_a_sitting_name_damaged_on_disk_hides_no_other_sitting(tmp_path):
     assert [info.name for info in SqliteStore(path).sittings()] == ["F\ufffd", "Saturday"]
 
 
+def test_a_damaged_time_hides_no_other_sitting(tmp_path):
+    """A flipped bit in the time of Friday's last event (not UTF-8 any more) hid every sitting: the listing read the
+    latest time as text."""
+    path = tmp_path / "r.sqlite3"
+    store = SqliteStore(path)
+    friday, saturday = Referee.new(store, "Friday"), Referee.new(store, "Saturday")
+    friday.record(Winner("Ann", players=("Ann", "Ben")))
+    saturday.record(Winner("Cy", players=("Cy", "Dee")))
+    store.close()
+    db = sqlite3.connect(path)
+    with db:
+        db.execute("UPDATE events SET recorded = CAST(X'b2303236' || CAST(substr(recorded, 5) AS BLOB) AS TEXT) "
+                   "WHERE sitting_id = 1")
+    db.close()
+    listed = SqliteStore(path).sittings()
+    assert [(info.name, info.events) for info in listed] == [("Friday", 1), ("Saturday", 1)]
+    assert listed[0].active.startswith("\ufffd026")
+
+
 def test_a_damaged_page_of_one_sittings_events_hides_no_other_sitting(tmp_path):
     """All sittings were counted in one query, so one damaged disk page among Friday's events ("database disk image
     is malformed") hid Saturday too: no sitting could be opened. Friday is now listed as empty, and opening it says
