@@ -31,6 +31,7 @@ from assistant import (  # noqa: E402
     Call,
     CheatError,
     FourOfAKind,
+    Game,
     NewGame,
     NoCall,
     Pass,
@@ -471,11 +472,12 @@ def act(event, at: int) -> bool:
     """
     referee: Referee = st.session_state["_referee"]
     undone = referee.sitting.last_counted if isinstance(event, Undo) else None
-    placed = places_now(referee)
+    before = referee.state.game
     if not record(event, at):
         return False
     end_call()
-    say_places(referee, placed)
+    if not isinstance(undone, NewGame):  # a deal taken back shows the game before it, whose places were said
+        say_places(referee, before)
     if undone is not None:
         flash("toast", f"Took back {words.taken_back(undone)}.")
     elif isinstance(event, Pass):
@@ -496,7 +498,7 @@ def say_what_another_window_did(referee: Referee, sitting_key: str) -> None:
     if shown is None or ss.get("_sitting_key") != sitting_key:
         return
     held: OpenCall | None = ss.get("call")  # this window's own cancel or verdict lets go of its call first
-    events, rows = len(shown.sitting.log), len(shown.state.table.rows)
+    events, rows, game = len(shown.sitting.log), len(shown.state.table.rows), shown.state.game
     taken = shown.sitting.catch_up(referee.sitting.log)  # this window's own events are in its log already
     new = referee.sitting.log[events:] if len(shown.sitting.log) == len(referee.sitting.log) > events else []
     if not new and held is None:
@@ -511,6 +513,8 @@ def say_what_another_window_did(referee: Referee, sitting_key: str) -> None:
                  for row in referee.state.table.rows[rows:] if new]
     for text in said:
         flash("toast", text)
+    if not any(isinstance(event, NewGame) for event in new) and not any(isinstance(e, NewGame) for e, _ in taken):
+        say_places(referee, game, gained=False)  # a place this window said, taken back there
 
 
 def call_ended_elsewhere(held: OpenCall | None, events: int, stored: OpenCall | None, new: list) -> list[str]:
@@ -562,25 +566,25 @@ def undone_elsewhere(taken: list, stored: OpenCall | None) -> list[str]:
     return said
 
 
-def places_now(referee: Referee) -> tuple[str, ...]:
-    """The places of the game as it stands (none without a game), to compare with after an event (:func:`say_places`)."""
-    return referee.state.game.places if referee.state.game is not None else ()
-
-
-def say_places(referee: Referee, before: tuple[str, ...]) -> None:
+def say_places(referee: Referee, before: Game | None, gained: bool = True) -> None:
     """A player gone out on a ranked table while play goes on is said (only their tile changed), for longer than the
-    other corner messages, as a table busy with the next play may miss it; the end of a game has its own banner. A
-    place taken back (an undo, a verdict taken back to be corrected) is said too, and the message that gave it is
-    closed: "Ann is out: place 1" stayed up over the corrected verdict "Lie: Ann picks up 50 cards"."""
+    other corner messages, as a table busy with the next play may miss it; the end of a game has its own banner.
+    ``before``: the game as it was before the event (the same game: a deal, or a deal taken back, says nothing).
+    A place said so and then taken back (an undo, a verdict taken back to be corrected, here or in another window)
+    is said too, and the message that gave it is closed: "Ann is out: place 1" stayed up over the corrected verdict
+    "Lie: Ann picks up 50 cards". ``gained`` off: only places taken back (a window that watched another give them
+    said nothing of them)."""
     game = referee.state.game
-    now = places_now(referee)
-    if game is not None and game.rules.table is TableKind.RANKED and before[:len(now)] == now:
-        for place, name in enumerate(before[len(now):], start=len(now) + 1):
+    if before is None or game is None:
+        return
+    then, now = before.places, game.places
+    if game.rules.table is TableKind.RANKED and not before.over and then[:len(now)] == now:
+        for place, name in enumerate(then[len(now):], start=len(now) + 1):
             flash("retract", place_text(name, place))
             flash("toast_long", f"{name}'s place {place} is taken back.")
-    if game is None or game.over or len(now) <= len(before) or now[:len(before)] != before:
+    if not gained or game.over or len(now) <= len(then) or now[:len(then)] != then:
         return
-    for place, name in enumerate(now[len(before):], start=len(before) + 1):
+    for place, name in enumerate(now[len(then):], start=len(then) + 1):
         flash("toast_long", place_text(name, place))
 
 
@@ -1164,11 +1168,11 @@ def settle(call: OpenCall, revealed: tuple[Rank, ...], say_stale: bool = True) -
     """Give the verdict of the call this window shows, with these cards; refused where another window cancelled,
     settled or changed the call since."""
     referee: Referee = st.session_state["_referee"]
-    placed = places_now(referee)
+    before = referee.state.game
     if attempt(lambda: referee.settle(call, revealed), say_stale):
         note_event()
         end_call()
-        say_places(referee, placed)
+        say_places(referee, before)
         return True
     return False
 
@@ -1288,9 +1292,9 @@ def correct_last_verdict(at: int) -> None:
     """Take the verdict back and reopen the call with its cards, to correct them by hand: the camera's reading is
     what the table disputes, so it is not applied again, and no feed is armed for it."""
     referee: Referee = st.session_state["_referee"]
-    placed = places_now(referee)
+    before = referee.state.game
     if attempt_event(lambda: st.session_state.update(call=referee.reopen_last_call(at))):
-        say_places(referee, placed)  # a place the verdict gave is taken back with it, until the cards are settled
+        say_places(referee, before)  # a place the verdict gave is taken back with it, until the cards are settled
 
 
 def game_screen(referee: Referee) -> None:

@@ -384,6 +384,43 @@ def test_a_place_taken_back_by_an_undo_is_said_with_the_undo(db):
     assert "Ann's place 1 is taken back." in said and any(t.startswith("Took back") for t in said), said
 
 
+def ann_placed_first() -> AppTest:
+    at = deal(open_app(), "Ann", "Ben", "Cat", rule_max_cards="any", rule_table=TableKind.RANKED)
+    for n in (17, 16, 16):
+        play_many(at, n)
+    click(at, "play_1")  # Ann's last card
+    return at
+
+
+def test_a_place_taken_back_in_another_window_is_said_and_closed_in_the_window_that_gave_it(db):
+    at = ann_placed_first()
+    other = reloaded(at)
+    for key in ("cheat_Ben", "reveal_honest", "apply_verdict"):
+        click(at, key)
+    other.run()
+    click(other, "correct_verdict")
+    at.run()
+    assert "Ann's place 1 is taken back." in [t.value for t in at.toast]
+    mark = next(h.proto.body for h in at.get("html") if "cr-drawn" in h.proto.body)
+    assert json.loads(html.unescape(re.search(r"data-retracted='([^']*)'", mark).group(1))) == [
+        "Ann is out: place 1, +3 points. Play goes on for the next places."]
+
+
+def test_a_deal_or_a_game_end_taken_back_says_no_place_again_or_taken_back(db):
+    """A deal taken back showed the game before it, and said "Ann is out: place 1" again, as news; a game's end
+    taken back said its last place taken back, which no message had given (the game's banner said it)."""
+    at = ann_placed_first()
+    click(at, "nocall")  # Ann's place 1
+    at.segmented_control[0].set_value("Setup").run()
+    click(at, "deal")
+    click(at, "undo")
+    assert not any("place" in t.value for t in at.toast), [t.value for t in at.toast]
+    click(at, "play_1")  # Ben's last card
+    click(at, "nocall")  # place 2: the game is over
+    click(at, "undo")
+    assert not any("place" in t.value for t in at.toast), [t.value for t in at.toast]
+
+
 def test_house_rules_choice_order_passing_and_fours(db):
     at = deal(open_app(), "Sam", "Maya", rule_order=Order.UP_OR_DOWN, rule_passing=True, rule_four=True)
     click(at, "play_1")  # the first claim is aces, no choice yet
