@@ -477,7 +477,7 @@ def act(event, at: int) -> bool:
         return False
     end_call()
     if not isinstance(undone, NewGame):  # a deal taken back shows the game before it, whose places were said
-        say_places(referee, before)
+        say_places(before, referee.state.game)
     if undone is not None:
         flash("toast", f"Took back {words.taken_back(undone)}.")
     elif isinstance(event, Pass):
@@ -498,7 +498,7 @@ def say_what_another_window_did(referee: Referee, sitting_key: str) -> None:
     if shown is None or ss.get("_sitting_key") != sitting_key:
         return
     held: OpenCall | None = ss.get("call")  # this window's own cancel or verdict lets go of its call first
-    events, rows, game = len(shown.sitting.log), len(shown.state.table.rows), shown.state.game
+    events, rows, before = len(shown.sitting.log), len(shown.state.table.rows), standing(shown, held)
     taken = shown.sitting.catch_up(referee.sitting.log)  # this window's own events are in its log already
     new = referee.sitting.log[events:] if len(shown.sitting.log) == len(referee.sitting.log) > events else []
     if not new and held is None:
@@ -511,10 +511,10 @@ def say_what_another_window_did(referee: Referee, sitting_key: str) -> None:
     if ss.get("screen") == "Match table":  # no turn or winner's line says it here, as on the game screen
         said += [f"Another window recorded game {row.number}: {words.result_text(row)}."
                  for row in referee.state.table.rows[rows:] if new]
-    for text in said:
-        flash("toast", text)
     if not any(isinstance(event, NewGame) for event in new) and not any(isinstance(e, NewGame) for e, _ in taken):
-        say_places(referee, game, gained=False)  # a place this window said, taken back there
+        say_places(before, standing(referee, stored), gained=False)  # a place this window said, taken back there
+    for text in said:  # after it: the corner shows the latest first, as it shows "Took back ..." over its place
+        flash("toast", text)
 
 
 def call_ended_elsewhere(held: OpenCall | None, events: int, stored: OpenCall | None, new: list) -> list[str]:
@@ -566,26 +566,38 @@ def undone_elsewhere(taken: list, stored: OpenCall | None) -> list[str]:
     return said
 
 
-def say_places(referee: Referee, before: Game | None, gained: bool = True) -> None:
+def say_places(before: Game | None, after: Game | None, gained: bool = True) -> None:
     """A player gone out on a ranked table while play goes on is said (only their tile changed), for longer than the
     other corner messages, as a table busy with the next play may miss it; the end of a game has its own banner.
-    ``before``: the game as it was before the event (the same game: a deal, or a deal taken back, says nothing).
-    A place said so and then taken back (an undo, a verdict taken back to be corrected, here or in another window)
-    is said too, and the message that gave it is closed: "Ann is out: place 1" stayed up over the corrected verdict
-    "Lie: Ann picks up 50 cards". ``gained`` off: only places taken back (a window that watched another give them
-    said nothing of them)."""
-    game = referee.state.game
-    if before is None or game is None:
+    ``before`` and ``after``: the game before and after the event (the same game: a deal, or a deal taken back, says
+    nothing), as :func:`standing` gives it. A place said so and then taken back (an undo, a verdict corrected to a
+    lie, here or in another window) is said too, and the message that gave it is closed: "Ann is out: place 1"
+    stayed up over the corrected verdict "Lie: Ann picks up 50 cards". ``gained`` off: only places taken back (a
+    window that watched another give them said nothing of them)."""
+    if before is None or after is None:
         return
-    then, now = before.places, game.places
-    if game.rules.table is TableKind.RANKED and not before.over and then[:len(now)] == now:
+    then, now = before.places, after.places
+    if after.rules.table is TableKind.RANKED and not before.over and then[:len(now)] == now:
         for place, name in enumerate(then[len(now):], start=len(now) + 1):
             flash("retract", place_text(name, place))
             flash("toast_long", f"{name}'s place {place} is taken back.")
-    if not gained or game.over or len(now) <= len(then) or now[:len(then)] != then:
+    if not gained or after.over or len(now) <= len(then) or now[:len(then)] != then:
         return
     for place, name in enumerate(now[len(then):], start=len(then) + 1):
         flash("toast_long", place_text(name, place))
+
+
+def standing(referee: Referee, call: OpenCall | None) -> Game | None:
+    """The game whose places stand: while a verdict is corrected (``call``, open with the first verdict's cards), the
+    one that verdict gave. A place is on hold while its cards are corrected, not taken back: "Ann's place 1 is taken
+    back" was said at the tap on "Correct the revealed cards", and her place given again when the cards stayed."""
+    game = referee.state.game
+    if call is None or call.original is None or game is None or call.at != len(referee.sitting.log):
+        return game
+    try:
+        return referee.sitting.preview(Call(call.caller, call.original)).game
+    except CheatError:
+        return game
 
 
 def place_text(name: str, place: int) -> str:
@@ -1168,11 +1180,11 @@ def settle(call: OpenCall, revealed: tuple[Rank, ...], say_stale: bool = True) -
     """Give the verdict of the call this window shows, with these cards; refused where another window cancelled,
     settled or changed the call since."""
     referee: Referee = st.session_state["_referee"]
-    before = referee.state.game
+    before = standing(referee, call)
     if attempt(lambda: referee.settle(call, revealed), say_stale):
         note_event()
         end_call()
-        say_places(referee, before)
+        say_places(before, referee.state.game)
         return True
     return False
 
@@ -1292,9 +1304,7 @@ def correct_last_verdict(at: int) -> None:
     """Take the verdict back and reopen the call with its cards, to correct them by hand: the camera's reading is
     what the table disputes, so it is not applied again, and no feed is armed for it."""
     referee: Referee = st.session_state["_referee"]
-    before = referee.state.game
-    if attempt_event(lambda: st.session_state.update(call=referee.reopen_last_call(at))):
-        say_places(referee, before)  # a place the verdict gave is taken back with it, until the cards are settled
+    attempt_event(lambda: st.session_state.update(call=referee.reopen_last_call(at)))
 
 
 def game_screen(referee: Referee) -> None:
@@ -2151,6 +2161,23 @@ def watch_other_tabs(referee: Referee, listed: tuple) -> None:
     watch()
 
 
+def read_again_soon(read: Callable[[], object]) -> None:
+    """A read of the database that failed, tried again every 2 s, and the page drawn again once it works: a window
+    stopped on the error stayed on it for good (a watching window, after a moment's "disk I/O error" that the window
+    playing never met), as its watch of the other windows was never drawn."""
+    st.caption("This page tries again every 2 seconds.")
+
+    @st.fragment(run_every=2)
+    def again() -> None:
+        try:
+            read()
+        except CheatError:
+            return
+        st.rerun(scope="app")
+
+    again()
+
+
 SCREENS = ["Game", "Setup", "Match table"]
 #: How long taps are ignored once a deal has brought up the game screen: a second tap on "Deal and start the game",
 #: a moment late, would land on whatever the game screen shows there (it took the new deal back, as "Undo the deal").
@@ -2607,6 +2634,7 @@ def main() -> None:
         sittings, chosen = current_sitting(store)
     except StorageError as error:
         st.error(f"The referee cannot read its database: {error}")
+        read_again_soon(store.sittings)
         st.stop()
     sidebar(store, sittings, chosen)
     if chosen is None:
@@ -2624,6 +2652,7 @@ def main() -> None:
         referee = Referee(store, chosen.id)
     except CheatError as error:
         st.error(f"The sitting {chosen.name} cannot be read: {error}")
+        read_again_soon(lambda: Referee(store, chosen.id))
         st.stop()
     # the sitting's number and the moment it was made: a new database numbers its sittings from 1 again, and
     # the browser must not take its verdicts for ones already said

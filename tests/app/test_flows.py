@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 import json
 import re
-
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -348,9 +348,16 @@ def test_ranked_table_plays_on_for_places(db):
     assert "Ben 12 cards no place" in text(at)
 
 
+def retracted(at: AppTest) -> list[str]:
+    """The messages the page's last run closed where they still showed."""
+    mark = next(h.proto.body for h in at.get("html") if "cr-drawn" in h.proto.body)
+    return json.loads(html.unescape(re.search(r"data-retracted='([^']*)'", mark).group(1)))
+
+
 def test_a_place_taken_back_by_a_correction_is_said_and_the_message_that_gave_it_is_closed(db):
     """"Ann is out: place 1, +3 points" stayed up over the corrected verdict "Lie: Ann picks up 50 cards" (a
-    browser check): nothing said the place was gone."""
+    browser check): nothing said the place was gone. While the cards are corrected the place is on hold, not taken
+    back: said taken back at the tap on "Correct the revealed cards", it was given again when the cards stayed."""
     at = deal(open_app(), "Ann", "Ben", "Cat", rule_max_cards="any", rule_table=TableKind.RANKED)
     play_many(at, 17)  # Ann, of 18
     play_many(at, 16)  # Ben
@@ -362,15 +369,16 @@ def test_a_place_taken_back_by_a_correction_is_said_and_the_message_that_gave_it
     given = "Ann is out: place 1, +3 points. Play goes on for the next places."
     assert given in [t.value for t in at.toast] and stored_state(db).state.game.places == ("Ann",)
     click(at, "correct_verdict")
-    assert stored_state(db).state.game.places == ()
-    assert "Ann's place 1 is taken back." in [t.value for t in at.toast]
-    mark = next(h.proto.body for h in at.get("html") if "cr-drawn" in h.proto.body)
-    assert json.loads(html.unescape(re.search(r"data-retracted='([^']*)'", mark).group(1))) == [given]
+    assert not any("place" in t.value for t in at.toast) and retracted(at) == [], "on hold, not taken back"
+    click(at, "keep_verdict")
+    assert not any("place" in t.value for t in at.toast), "the first verdict kept: the place was never gone"
+    click(at, "correct_verdict")
     click(at, "reveal_clear")
     click(at, "reveal_add_9")
     click(at, "apply_verdict")
-    assert "Lie: Ann picks up 50 cards" in text(at)
-    assert given not in [t.value for t in at.toast], "no place given again"
+    assert "Lie: Ann picks up 50 cards" in text(at) and stored_state(db).state.game.places == ()
+    assert [t.value for t in at.toast if "place" in t.value] == ["Ann's place 1 is taken back."]
+    assert retracted(at) == [given]
 
 
 def test_a_place_taken_back_by_an_undo_is_said_with_the_undo(db):
@@ -400,10 +408,13 @@ def test_a_place_taken_back_in_another_window_is_said_and_closed_in_the_window_t
     other.run()
     click(other, "correct_verdict")
     at.run()
-    assert "Ann's place 1 is taken back." in [t.value for t in at.toast]
-    mark = next(h.proto.body for h in at.get("html") if "cr-drawn" in h.proto.body)
-    assert json.loads(html.unescape(re.search(r"data-retracted='([^']*)'", mark).group(1))) == [
-        "Ann is out: place 1, +3 points. Play goes on for the next places."]
+    assert not any("place" in t.value for t in at.toast), "on hold while the other window corrects the cards"
+    for key in ("reveal_clear", "reveal_add_9", "apply_verdict"):
+        click(other, key)
+    at.run()
+    said = [t.value for t in at.toast]
+    assert said[-2:] == ["Ann's place 1 is taken back.", "Another window corrected the cards of Ben's call: 9."], said
+    assert retracted(at) == ["Ann is out: place 1, +3 points. Play goes on for the next places."]
 
 
 def test_a_deal_or_a_game_end_taken_back_says_no_place_again_or_taken_back(db):
@@ -798,6 +809,23 @@ def test_a_database_that_cannot_be_opened_is_reported(tmp_path, monkeypatch):
     monkeypatch.setenv("CHEAT_REFEREE_CAMERA", "none")
     at = open_app()
     assert any("cannot open its database" in e and str(folder) in e for e in errors(at))
+
+
+def test_a_sitting_that_cannot_be_read_says_it_is_tried_again_and_is_shown_once_it_can(db):
+    """A watching window stopped on "cannot be read" stayed on it for good, after a moment's read error the window
+    playing never met (a browser check): its watch of the other windows was never drawn. It now tries again every
+    2 s (AppTest runs no timers: the browser check saw the page come back by itself)."""
+    at = deal(open_app(), "Sam", "Maya")
+    click(at, "play_1")
+    good = sqlite3.connect(db).execute("SELECT body FROM events WHERE seq = 1").fetchone()[0]
+    with sqlite3.connect(db) as damage:
+        damage.execute("UPDATE events SET body = '{broken' WHERE seq = 1")
+    at.run()
+    assert any("cannot be read" in e for e in errors(at)) and "This page tries again every 2 seconds." in text(at)
+    with sqlite3.connect(db) as mend:
+        mend.execute("UPDATE events SET body = ? WHERE seq = 1", (good,))
+    at.run()
+    assert not errors(at) and "Maya's turn" in text(at) and "tries again" not in text(at)
 
 
 def test_a_database_deleted_under_the_app_is_said_and_the_tap_is_not_acknowledged(db):
