@@ -498,7 +498,9 @@ def say_what_another_window_did(referee: Referee, sitting_key: str) -> None:
     if shown is None or ss.get("_sitting_key") != sitting_key:
         return
     held: OpenCall | None = ss.get("call")  # this window's own cancel or verdict lets go of its call first
-    events, rows, before = len(shown.sitting.log), len(shown.state.table.rows), standing(shown, held)
+    events, rows = len(shown.sitting.log), len(shown.state.table.rows)
+    kept = ss.get("_standing")
+    before = kept[1] if kept is not None and kept[0] == sitting_key else standing(shown, held)
     taken = shown.sitting.catch_up(referee.sitting.log)  # this window's own events are in its log already
     new = referee.sitting.log[events:] if len(shown.sitting.log) == len(referee.sitting.log) > events else []
     if not new and held is None:
@@ -585,6 +587,18 @@ def say_places(before: Game | None, after: Game | None, gained: bool = True) -> 
         return
     for place, name in enumerate(now[len(then):], start=len(then) + 1):
         flash("toast_long", place_text(name, place))
+
+
+def remember_standing(referee: Referee) -> None:
+    """The game whose places this page showed as standing, on any screen, for what another window takes back before
+    its next run (:func:`say_what_another_window_did`): worked out again then from this window's call, it missed a
+    place taken back while this window showed the match table (it holds no call there), or after a tap of its own
+    that another window's verdict had made stale (its sitting had caught up already)."""
+    try:
+        call = referee.open_call()
+    except StorageError:
+        return  # the page's run says what is wrong with the database
+    st.session_state["_standing"] = (st.session_state["_sitting_key"], standing(referee, call))
 
 
 def standing(referee: Referee, call: OpenCall | None) -> Game | None:
@@ -2634,7 +2648,7 @@ def main() -> None:
         sittings, chosen = current_sitting(store)
     except StorageError as error:
         st.error(f"The referee cannot read its database: {error}")
-        read_again_soon(store.sittings)
+        read_again_soon(lambda: open_store().sittings())  # a new store each try: a backup put back is a new file
         st.stop()
     sidebar(store, sittings, chosen)
     if chosen is None:
@@ -2652,7 +2666,7 @@ def main() -> None:
         referee = Referee(store, chosen.id)
     except CheatError as error:
         st.error(f"The sitting {chosen.name} cannot be read: {error}")
-        read_again_soon(lambda: Referee(store, chosen.id))
+        read_again_soon(lambda: Referee(open_store(), chosen.id))
         st.stop()
     # the sitting's number and the moment it was made: a new database numbers its sittings from 1 again, and
     # the browser must not take its verdicts for ones already said
@@ -2690,6 +2704,7 @@ def main() -> None:
                 server_camera_view()
     else:
         screen(referee, view)
+    remember_standing(referee)
     watch_other_tabs(referee, sittings_listed(sittings))
     arrive(view, len(referee.sitting.log))
 
