@@ -2116,6 +2116,8 @@ def calls_section(referee: Referee) -> None:
         "Right": [records[p].right for p in names],
         "Picked up": [records[p].picked_up for p in names],
     }, hide_index=True)
+    st.download_button("Download the calls (CSV)", referee.calls_csv_file(), file_name="calls.csv", mime="text/csv",
+                       key="calls_csv", on_click="ignore")
 
 
 #: How many of the last games the History shows unless all are asked for.

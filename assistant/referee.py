@@ -161,6 +161,17 @@ class Referee:
         Windows reads the file in the machine's own code page and shows "ZoÃ«" for "Zoë"."""
         return self.table_csv().encode("utf-8-sig")
 
+    def calls_csv_file(self) -> bytes:
+        """The record of calls (:attr:`Sitting.calls`) as a CSV file for a spreadsheet, one row per player, as the
+        match table's is (a byte order mark; a name a spreadsheet would compute, written as text)."""
+        out = io.StringIO()
+        writer = csv.writer(out)
+        writer.writerow(["player", "plays", "called", "caught lying", "cheat calls", "right", "picked up"])
+        for name, record in self.sitting.calls.items():
+            writer.writerow([_as_text(name), record.plays, record.called, record.caught, record.calls, record.right,
+                             record.picked_up])
+        return out.getvalue().encode("utf-8-sig")
+
 
 def _as_text(name: str) -> str:
     """A name as a spreadsheet cell that shows it as text: "=1+1" would otherwise be computed (or, in a

@@ -560,6 +560,7 @@ def test_the_match_table_keeps_each_players_calls_right_and_lies_caught_and_an_u
         "Player": ["Sam", "Maya"], "Plays": [1, 1], "Caught lying": [1, 0],
         "Cheat! calls": [1, 1], "Right": [0, 1], "Picked up": [3, 0],
     }
+    assert "Download the calls (CSV)" in [b.proto.label for b in at.get("download_button")]
     at.segmented_control[0].set_value("Game").run()
     click(at, "undo")  # the second verdict taken back: its call counts for nobody
     at.segmented_control[0].set_value("Match table").run()

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import csv
+import io
+
 from assistant import NewGame, Play, Undo, Winner
 from assistant.calls import CallRecord
+from assistant.referee import Referee
+from assistant.storage import SqliteStore
 
 from .helpers import call, sitting
 
@@ -55,3 +60,18 @@ def test_the_record_goes_on_over_the_games_of_a_sitting_and_counts_no_tapped_gam
 def test_the_record_lists_players_in_the_order_they_first_played_or_called():
     table = sitting(("Ann", "Ben", "Cy"), Play("Ann", 1), call("Cy", "A"), Play("Ben", 1))
     assert list(records(table)) == ["Ann", "Cy", "Ben"]
+
+
+def test_the_record_downloads_as_csv_one_row_per_player_with_a_formula_name_as_text(tmp_path):
+    referee = Referee.new(SqliteStore(tmp_path / "r.sqlite3"), "Friday")
+    referee.record(NewGame(("Zoë", "=Ben", "Cy")))
+    referee.record(Play("Zoë", 2))
+    referee.record(call("=Ben", "A", "7"))
+    data = referee.calls_csv_file()
+    assert data.startswith(b"\xef\xbb\xbf"), "Excel on Windows needs the mark to take the file as UTF-8"
+    assert list(csv.reader(io.StringIO(data[3:].decode("utf-8")))) == [
+        ["player", "plays", "called", "caught lying", "cheat calls", "right", "picked up"],
+        ["Zoë", "1", "1", "1", "0", "0", "2"],
+        ["'=Ben", "0", "0", "0", "1", "1", "0"],
+    ]
+
