@@ -2437,7 +2437,7 @@ def for_every_player() -> None:
     const drawing = document.querySelector('[data-stale="true"]') || (mark && mark.dataset.run !== run);
     if (!drawing) { said.push(...held); held = []; }
     if (document.querySelector('[data-stale="true"]')) return say(said);  // a run is drawing: wait for its page
-    if (!mark) { said.push(...held); held = []; return say(said); }
+    if (!mark) return say(said);  // held said above: with no mark, nothing is drawing
     retire(mark);
     // the names at once for a new page, then about once a second (a button drawn again loses its name)
     if (mark.dataset.run !== spokenRun) {

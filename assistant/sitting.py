@@ -12,8 +12,8 @@ import math
 from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Iterator, Sequence, TextIO
 
-from .errors import BadEvent, CheatError, IllegalAction
 from .calls import CallRecord, CallTally
+from .errors import BadEvent, CheatError, IllegalAction
 from .events import Event, Undo, from_dict, to_dict
 from .game import State, advance
 

@@ -396,7 +396,7 @@ class SqliteStore:
                 "FROM sittings s LEFT JOIN events e ON e.sitting_id = s.id GROUP BY s.id ORDER BY s.id").fetchall()
         except sqlite3.Error as error:
             if not _damaged(error):
-                raise StorageError(f"cannot read the database {self.path}: {_in_words(error, self.path)}") from None
+                raise self._unreadable(error) from None
             rows = self._sittings_one_by_one()
         return [SittingInfo(i, _text(name, "(a name that cannot be read)"), _text(created), n,
                             _text(last) or _text(created)) for i, name, created, n, last in rows]
@@ -413,7 +413,7 @@ class SqliteStore:
                                            "WHERE sitting_id = ?", (i,)).fetchone()
             except sqlite3.Error as error:
                 if not _damaged(error):
-                    raise StorageError(f"cannot read the database {self.path}: {_in_words(error, self.path)}") from None
+                    raise self._unreadable(error) from None
                 n, last = 0, None
             rows.append((i, name, created, n, last))
         return rows
@@ -534,12 +534,15 @@ class SqliteStore:
                 raise CallChanged(_changed_elsewhere(stored, call))
             db.execute("DELETE FROM open_calls WHERE sitting_id = ?", (sitting_id,))
 
+    def _unreadable(self, error: sqlite3.Error) -> StorageError:
+        return StorageError(f"cannot read the database {self.path}: {_in_words(error, self.path)}")
+
     def _read(self, sql: str, params: tuple = ()) -> list[tuple]:
         self._still_there()
         try:
             return self._db.execute(sql, params).fetchall()
         except sqlite3.Error as error:
-            raise StorageError(f"cannot read the database {self.path}: {_in_words(error, self.path)}") from None
+            raise self._unreadable(error) from None
 
     def _transaction(self) -> "_Transaction":
         self._still_there()
