@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+import vision  # noqa: F401  first: a test importing onnxruntime itself must not report either (vision/__init__.py)
+
 VISION_DATA = Path(__file__).resolve().parent / "vision" / "data"
 
 

@@ -247,6 +247,23 @@ def test_no_torch_or_ultralytics_in_the_reader():
     assert r.returncode == 0, r.stdout + r.stderr
 
 
+#: what tells onnxruntime not to report (the variable, and the CI services it stays quiet on by itself)
+_QUIETING = ("ORT_DISABLE_TELEMETRY", "ORT_RUNNING_UNIT_TESTS", "TF_BUILD", "GITHUB_ACTIONS", "GITLAB_CI", "CIRCLECI",
+             "TRAVIS", "JENKINS_URL", "CODEBUILD_BUILD_ID", "BUILDKITE", "TEAMCITY_VERSION", "APPVEYOR",
+             "BITBUCKET_BUILD_NUMBER")
+
+
+def test_reading_a_photo_leaves_no_trace_of_onnxruntime_telemetry_in_the_home(tmp_path):
+    """onnxruntime's telemetry keeps a device identifier and its events under ~/.cache before it sends them: a read
+    that keeps none has sent none (vision/__init__.py turns it off)."""
+    env = {k: v for k, v in os.environ.items() if k not in _QUIETING} | {"HOME": str(tmp_path)}
+    env.pop("XDG_CACHE_HOME", None)
+    r = subprocess.run([sys.executable, "-m", "vision", "read", str(DATA / CASES[0]["image"])], cwd=ROOT, env=env,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert [p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file()] == []
+
+
 def _cli(*args, cwd=ROOT):
     return subprocess.run([sys.executable, "-m", "vision", "read", *args], cwd=cwd, capture_output=True,
                           text=True, timeout=60)
