@@ -34,8 +34,12 @@ def _show_problem(base: Path, images: list[str]) -> str | None:
     batch should not be read to the end to learn that its drawings are lost, nor a photo drawn over."""
     import cv2
 
+    if not str(base) or base == Path():
+        return "--show needs the name of a .png or .jpg file to draw into"
     if base.is_dir():
         return f"--show {base}: a folder; name a .png or .jpg file to draw into"
+    if base.exists() and not base.is_file():  # /dev/null, a pipe: checked as given, before .png is added
+        return f"--show {base}: not a file (a device or a pipe); name a .png or .jpg file"
     if not base.parent.is_dir():
         return f"--show {base}: the folder {base.parent} does not exist"
     if not os.access(base.parent, os.W_OK):
@@ -67,7 +71,7 @@ def cmd_read(a) -> int:
 
     from vision.reader import CardReader, ImageError, draw, load_image
 
-    if a.show and (problem := _show_problem(Path(a.show), a.images)):
+    if a.show is not None and (problem := _show_problem(Path(a.show), a.images)):
         print(f"error: {problem}", file=sys.stderr)
         return 2
     try:

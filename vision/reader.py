@@ -35,8 +35,10 @@ import re
 import warnings
 from collections import Counter, deque
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import BinaryIO, Iterator
 
 import cv2
 import numpy as np
@@ -249,24 +251,39 @@ def load_image(image) -> np.ndarray:
 
 def _read_file(p: Path) -> np.ndarray:
     """The picture in a file, or :class:`ImageError` saying why there is none (a pipe or a device is refused
-    before it is read: reading one could wait for ever). The message does not repeat the path, which the
+    before it is read: reading one could wait for ever). The header is read before the rest: a film or a disk
+    image given by mistake is refused without being read whole. The message does not repeat the path, which the
     caller gave and prints beside it."""
     if not p.exists():
-        raise ImageError("no such file")
+        if p.is_symlink():
+            raise ImageError("a link that leads to no file (its target is gone, or it leads back to itself)")
+        raise ImageError("no such file" + (" (a picture is not read from standard input: name its file)"
+                                           if str(p) == "-" else ""))
     if p.is_dir():
         raise ImageError("a folder, not an image")
     if not p.is_file():
         raise ImageError("not a regular file (a pipe, socket or device), not an image")
-    data = p.read_bytes()
-    if not data:
-        raise ImageError("empty file (0 bytes)")
+    try:
+        with p.open("rb") as file:
+            size = os.fstat(file.fileno()).st_size
+            if not size:
+                raise ImageError("empty file (0 bytes)")
+            refused = _header_problem(file, size)
+            if refused:
+                raise ImageError(refused)
+            file.seek(0)
+            data = file.read()
+    except PermissionError:
+        raise ImageError("not allowed to read it (the file's permissions)") from None
     return decode_picture(data)
 
 
-#: The most pixels a picture may have. A camera's largest photographs have under 50 million; a small file can
-#: say it holds far more, and OpenCV decodes up to 2^30 (a 388 KB PNG of 20000 x 20000 took
-#: 2.4 GB and 4.7 s to decode, and more to read).
-MAX_PIXELS = 100_000_000
+#: The most pixels a picture may have: a 200-megapixel phone camera's full photo (16320 x 12240) and no more.
+#: A small file can say it holds far more, and OpenCV decodes up to 2^30 (a 388 KB PNG of 20000 x 20000 took
+#: 2.4 GB and 4.7 s to decode, and more to read); a photo of 99 million pixels took 0.8 GB and 5.3 s to read.
+MAX_PIXELS = 200_000_000
+#: The brands of an ISO file that mark an HEIC picture (an iPhone's own format), which neither OpenCV nor Pillow opens.
+_HEIC = (b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"hevm", b"hevs")
 
 
 def decode_picture(data: bytes) -> np.ndarray:
@@ -274,7 +291,7 @@ def decode_picture(data: bytes) -> np.ndarray:
     says why not. The header is read first, by Pillow: a picture of more than MAX_PIXELS is refused before it is
     decoded, and so is a file whose header Pillow cannot read (OpenCV would decode some of those, a PNG with a damaged
     text chunk among them, at any size)."""
-    refused = _header_problem(data)
+    refused = _header_problem(io.BytesIO(data), len(data))
     if refused:
         raise ImageError(refused)
     try:
@@ -282,23 +299,31 @@ def decode_picture(data: bytes) -> np.ndarray:
     except cv2.error:  # OpenCV raises, rather than returning None, over its own limit of 2^30 pixels
         raise ImageError("too many pixels to decode (OpenCV's limit is 2^30)") from None
     if arr is None:
-        raise ImageError(_unreadable(data))
+        if data.startswith(b"\xff\xd8") and not data.rstrip(b"\0").endswith(b"\xff\xd9"):
+            # OpenCV decodes no JPEG that stops short, its last two bytes included, and half a picture is no reveal
+            raise ImageError(f"a JPEG that stops short ({len(data):,} bytes): an incomplete copy or download")
+        raise ImageError(_unreadable(data[:32], len(data)))
     return arr
 
 
-def _unreadable(data: bytes) -> str:
-    return f"not a readable image (corrupt or unsupported format, {len(data):,} bytes)"
+def _unreadable(head: bytes, size: int) -> str:
+    """Why a file that is no picture OpenCV or Pillow opens cannot be read, from its first bytes and its size."""
+    brands = head[8:12], head[16:32]
+    if head[4:8] == b"ftyp" and (brands[0] in _HEIC or (brands[0] in (b"mif1", b"msf1") and b"heic" in brands[1])):
+        return ("an HEIC photo (an iPhone's own format), which the reader cannot open: save it as JPEG (on the iPhone: "
+                "Settings, Camera, Formats, Most Compatible)")
+    return f"not a readable image (corrupt or unsupported format, {size:,} bytes)"
 
 
-def _header_problem(data: bytes) -> str | None:
-    """Why a picture is not to be decoded, read from its header alone: too large, or no header Pillow can read;
-    None where it may be."""
+def _header_problem(source: BinaryIO, size: int) -> str | None:
+    """Why a picture is not to be decoded, read from its header alone (``source``, ``size`` bytes long): too large, or
+    no header Pillow can read; None where it may be."""
     from PIL import Image
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", Image.DecompressionBombWarning)
         try:
-            with Image.open(io.BytesIO(data)) as picture:
+            with Image.open(source) as picture:
                 width, height = picture.size
             pixels, said = width * height, f"{width}x{height} pixels"
         except Image.DecompressionBombError as error:  # over twice Pillow's own bar; it gives the count alone
@@ -306,10 +331,11 @@ def _header_problem(data: bytes) -> str | None:
             pixels = int(found.group(1)) if found else MAX_PIXELS + 1
             said = f"{pixels:,} pixels"
         except Exception:
-            return _unreadable(data)
+            source.seek(0)
+            return _unreadable(source.read(32), size)
     if pixels <= MAX_PIXELS:
         return None
-    return f"too large to read ({said}; at most {MAX_PIXELS // 1_000_000} million, more than any camera's photo)"
+    return f"too large to read ({said}; at most {MAX_PIXELS // 1_000_000} million pixels)"
 
 
 # ---------------------------------------------------------------- the one type
@@ -500,6 +526,27 @@ def session(model: Path | bytes, threads: int = 2):
     return ort.InferenceSession(data, so, providers=["CPUExecutionProvider"])
 
 
+class ModelError(RuntimeError):
+    """A model file that is there but cannot be loaded (damaged, or not a model): the message names it and says how to
+    put it back, where onnx and onnxruntime name neither ("Wire format was corrupt", "No graph was found")."""
+
+    def __init__(self, path: Path, error: Exception) -> None:
+        super().__init__(f"model file damaged: {path} cannot be loaded ({error}); put the shipped one back "
+                         f"(`git checkout -- {path.name}` in its folder)")
+
+
+@contextmanager
+def _loading(path: Path) -> Iterator[None]:
+    """Any failure to load the model file ``path`` as a :class:`ModelError` that names it (a missing file already
+    says so itself)."""
+    try:
+        yield
+    except (FileNotFoundError, ModelError):
+        raise
+    except Exception as error:
+        raise ModelError(path, error) from error
+
+
 class SplitSessions:
     """One model in ``n`` single-threaded onnxruntime sessions that share out a batch along its first axis and
     run their parts at once, each on its own core; it answers ``run``, ``get_inputs`` and ``get_modelmeta`` as
@@ -544,18 +591,23 @@ class CardReader:
                  veto: float = NOT_AN_INDEX_VETO, pair_model: Path | str | None = PAIR_MODEL,
                  gate_model: Path | str | None = GATE_MODEL):
         self.threads = threads
-        self._det_model = model_bytes(Path(det_model))
-        square = session(self._det_model, threads)
+        with _loading(Path(det_model)):
+            self._det_model = model_bytes(Path(det_model))
+            square = session(self._det_model, threads)
         self.det_in = square.get_inputs()[0]
         self.det_size = int(self.det_in.shape[2])
         #: The detector moved to the canvas of each frame shape seen (``vision.canvas``), by (rows, columns).
         self._det_on: dict[tuple[int, int], object] = {(self.det_size, self.det_size): square}
-        self.cls = SplitSessions(model_bytes(Path(cls_model)), threads)
+        with _loading(Path(cls_model)):
+            self.cls = SplitSessions(model_bytes(Path(cls_model)), threads)
         self.cls_in = self.cls.get_inputs()[0]
         self.cls_size = int(self.cls_in.shape[2]) if isinstance(self.cls_in.shape[2], int) else 48
         self.cls_names = _names(self.cls)
         #: The pair model (``vision.pairs``), or None: pairs are then made by rank and distance alone.
-        self.pair = session(Path(pair_model), threads) if pair_model is not None else None
+        self.pair = None
+        if pair_model is not None:
+            with _loading(Path(pair_model)):
+                self.pair = session(Path(pair_model), threads)
         self.pair_doubt, self.pair_sure = PAIR_DOUBT, PAIR_SURE
         #: The gate (``vision.gate``), or None: the doubts alone then make the reader abstain.
         self.gate = self._gate_session(Path(gate_model)) if gate_model is not None else None
@@ -585,7 +637,8 @@ class CardReader:
     @staticmethod
     def _gate_session(path: Path):
         """The gate's session (``model_bytes`` says when the file is missing), refused if fitted to other features."""
-        sess = session(path, threads=1)
+        with _loading(path):
+            sess = session(path, threads=1)
         gate.check_features(sess)
         return sess
 

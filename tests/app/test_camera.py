@@ -64,9 +64,9 @@ def test_decode_refuses_a_picture_too_large_by_its_header_before_decoding_it():
 
     _reader_or_skip()
     buffer = io.BytesIO()
-    Image.new("L", (12000, 9000)).save(buffer, "PNG")  # 108 million pixels, in a file of about 100 KB
+    Image.new("1", (20000, 12000)).save(buffer, "PNG")  # 240 million pixels, in a file of about 100 KB
     image, why = camera.decode(buffer.getvalue())
-    assert image is None and why.startswith("too large to read (12000x9000 pixels; at most 100 million"), why
+    assert image is None and why.startswith("too large to read (240,000,000 pixels; at most 200 million"), why
 
 
 def _reader_or_skip():

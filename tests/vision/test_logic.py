@@ -6,6 +6,7 @@ from dataclasses import replace
 
 import os
 import struct
+import tracemalloc
 import zlib
 
 import cv2
@@ -70,11 +71,78 @@ def _png_saying(width: int, height: int) -> bytes:
 
 
 @pytest.mark.parametrize("width, height, said", [(40000, 40000, "1,600,000,000 pixels"),
-                                                 (11000, 10000, "11000x10000 pixels")])
+                                                 (16400, 12300, "201,720,000 pixels")])
 def test_a_picture_of_more_pixels_than_a_camera_takes_is_refused_by_its_header(width, height, said):
     """A small file can claim a picture that takes gigabytes to decode (a 388 KB PNG of 20000 x 20000: 2.4 GB)."""
-    with pytest.raises(ImageError, match=f"too large to read \\({said}; at most 100 million"):
+    with pytest.raises(ImageError, match=f"too large to read \\({said}; at most 200 million pixels\\)$"):
         load_image(_png_saying(width, height))
+
+
+def test_a_two_hundred_megapixel_phone_photo_passes_the_size_bar():
+    """Phones take photos of 108 and 200 million pixels (16320 x 12240); such a photo is decoded, not refused as too
+    large (a review: a 108-million-pixel JPEG was refused as more than any camera takes)."""
+    with pytest.raises(ImageError, match="not a readable image"):  # decoded, found to have one pixel of data
+        load_image(_png_saying(16320, 12240))
+
+
+def test_a_file_that_is_no_picture_is_refused_by_its_header_without_being_read_whole(tmp_path):
+    """A film or a disk image named by mistake: its first bytes say it is no picture (a review: a 3 GB file was read
+    into 3.3 GB of memory before it was refused)."""
+    film = tmp_path / "evening.mp4"
+    with film.open("wb") as out:
+        out.write(b"\x00\x00\x00\x18ftypmp42")
+        out.truncate(3 << 30)  # sparse: 3 GB long, next to nothing on the disk
+    tracemalloc.start()
+    try:
+        with pytest.raises(ImageError, match="not a readable image \\(corrupt or unsupported format, 3,221,225,472 bytes"):
+            load_image(film)
+        assert tracemalloc.get_traced_memory()[1] < 50 << 20
+    finally:
+        tracemalloc.stop()
+
+
+def _jpeg() -> bytes:
+    ok, jpeg = cv2.imencode(".jpg", np.random.default_rng(0).integers(0, 256, (128, 128, 3), np.uint8))
+    return jpeg.tobytes()
+
+
+@pytest.mark.parametrize("cut", [2, 500])
+def test_a_jpeg_cut_short_is_said_to_be_an_incomplete_copy(tmp_path, cut):
+    """OpenCV decodes no JPEG that stops short, even of its last two bytes: the message says why, not "corrupt"."""
+    p = tmp_path / "photo.jpg"
+    p.write_bytes(_jpeg()[:-cut])
+    with pytest.raises(ImageError, match="a JPEG that stops short .*: an incomplete copy or download"):
+        load_image(p)
+
+
+@pytest.mark.parametrize("brands", [b"heic\x00\x00\x00\x00mif1heic", b"mif1\x00\x00\x00\x00mif1heicmiaf"])
+def test_an_iphone_heic_photo_is_named_with_what_to_do(brands):
+    head = struct.pack(">I", 8 + len(brands)) + b"ftyp" + brands
+    with pytest.raises(ImageError, match="an HEIC photo .*save it as JPEG"):
+        load_image(head + bytes(2000))
+
+
+def test_a_link_that_leads_nowhere_is_not_said_missing(tmp_path):
+    (tmp_path / "loop.jpg").symlink_to(tmp_path / "loop.jpg")
+    (tmp_path / "old.jpg").symlink_to(tmp_path / "moved.jpg")
+    for name in ("loop.jpg", "old.jpg"):
+        with pytest.raises(ImageError, match="a link that leads to no file"):
+            load_image(tmp_path / name)
+
+
+def test_a_dash_is_not_taken_for_standard_input_without_a_word(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ImageError, match=r"no such file \(a picture is not read from standard input"):
+        load_image("-")
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads any file whatever its permissions")
+def test_a_file_not_allowed_to_be_read_says_so_in_words(tmp_path):
+    p = tmp_path / "photo.jpg"
+    p.write_bytes(_jpeg())
+    p.chmod(0)
+    with pytest.raises(ImageError, match=r"^not allowed to read it \(the file's permissions\)$"):
+        load_image(p)
 
 
 def test_a_large_png_whose_header_pillow_refuses_is_not_decoded_by_opencv_at_any_size():

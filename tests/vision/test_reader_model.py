@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 from assistant.cards import Rank
-from vision.reader import (CLS_MODEL, DET_MODEL, PAIR_DOUBT, PAIR_MODEL, CardReader, Detections, ImageError, Stabiliser,
-                           card_label, draw)
+from vision.reader import (CLS_MODEL, DET_MODEL, PAIR_DOUBT, PAIR_MODEL, CardReader, Detections, ImageError, ModelError,
+                           Stabiliser, card_label, draw)
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).resolve().parent / "data"
@@ -313,12 +313,26 @@ def test_cli_all_good_exits_zero_and_summarises(tmp_path):
 
 
 @pytest.mark.parametrize("show, why", [("no-such-folder/out.png", "the folder no-such-folder does not exist"),
-                                       ("out.txt", "OpenCV cannot write .txt pictures")])
+                                       ("out.txt", "OpenCV cannot write .txt pictures"),
+                                       ("", "--show needs the name of a .png or .jpg file"),
+                                       ("/dev/null", "--show /dev/null: not a file (a device or a pipe)")])
 def test_cli_refuses_a_drawing_it_cannot_write_before_reading_anything(tmp_path, show, why):
     good = str(DATA / CASES[0]["image"])
     r = _cli("--json", "--show", show, good, cwd=tmp_path)
     assert r.returncode == 2 and r.stdout == ""
     assert why in r.stderr
+
+
+def test_a_damaged_model_file_is_named_with_how_to_put_it_back(tmp_path):
+    """onnx says only "Wire format was corrupt", onnxruntime "No graph was found in the protobuf": neither names the
+    file, nor what to do."""
+    cut = tmp_path / "index-cls.onnx"
+    cut.write_bytes(CLS_MODEL.read_bytes()[:100_000])
+    empty = tmp_path / "index-pair.onnx"
+    empty.write_bytes(b"")
+    for damaged in ({"cls_model": cut}, {"pair_model": empty}):
+        with pytest.raises(ModelError, match=f"^model file damaged: {tmp_path}/index-.*git checkout -- index-"):
+            CardReader(**damaged)
 
 
 def test_cli_refuses_to_draw_over_a_photo_it_reads_or_into_a_folder(tmp_path):
