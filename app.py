@@ -174,6 +174,10 @@ button:focus-visible, [role="tab"]:focus-visible {outline: 3px solid #1f6feb !im
 .cr-pile {font-size: 2.2rem; font-weight: 700;}
 .cr-last {font-size: 1.6rem;}
 .cr-novoice {display: none; font-size: 0.85rem; opacity: 0.75;}
+/* What the live camera reads during a call, above the rank buttons: two lines high whatever it says, three on a
+   phone (a longer note scrolls in them), so that the buttons under it never move while the camera reads. */
+.cr-camline {height: 2lh; overflow-y: auto;}
+@media (max-width: 640px) {.cr-camline {height: 3lh;}}
 .cr-choicekeys {font-size: 0.95rem; opacity: 0.8; margin-top: 0.3rem;}
 .cr-pending {font-weight: 700;}
 button.cr-armed {outline: 4px solid #f5b700; outline-offset: 3px;}
@@ -193,10 +197,10 @@ button.cr-armed {outline: 4px solid #f5b700; outline-offset: 3px;}
    rows there (sixteen play buttons or fourteen ranks one per row would run to pages), and keyboard keys,
    which a touch screen has none of, are not shown on them. */
 @media (max-width: 640px) {
-  :is(.st-key-grid_play, .st-key-grid_reveal, .st-key-grid_cheat, .st-key-grid_seats, .st-key-grid_winner)
-    [data-testid="stHorizontalBlock"] {flex-wrap: nowrap !important; gap: 0.4rem !important;}
-  :is(.st-key-grid_play, .st-key-grid_reveal, .st-key-grid_cheat, .st-key-grid_seats, .st-key-grid_winner)
-    [data-testid="stHorizontalBlock"] > [data-testid="stColumn"] {
+  :is(.st-key-grid_play, .st-key-grid_reveal, .st-key-grid_cheat, .st-key-grid_seats, .st-key-grid_winner,
+       .st-key-grid_shortcuts) [data-testid="stHorizontalBlock"] {flex-wrap: nowrap !important; gap: 0.4rem !important;}
+  :is(.st-key-grid_play, .st-key-grid_reveal, .st-key-grid_cheat, .st-key-grid_seats, .st-key-grid_winner,
+      .st-key-grid_shortcuts) [data-testid="stHorizontalBlock"] > [data-testid="stColumn"] {
     min-width: 0 !important; width: auto !important; flex: 1 1 0 !important;}
   .st-key-grid_seats [data-testid="stHorizontalBlock"] > [data-testid="stColumn"]:first-child {flex: 4 1 0 !important;}
   /* names two to a row, in their seating order, whole words: a name is never broken inside */
@@ -246,7 +250,8 @@ button.cr-armed {outline: 4px solid #f5b700; outline-offset: 3px;}
      the rows of buttons closer, the buttons a little lower (still over the 44 px a finger needs), and the
      reveal's heading without its "tap each card's rank", which the line under it says */
   :is(.st-key-grid_play, .st-key-grid_reveal) {gap: 0.45rem !important;}
-  :is([class*="st-key-play_"], [class*="st-key-reveal_add_"], .st-key-reveal_honest) button {min-height: 3rem !important;}
+  :is([class*="st-key-play_"], [class*="st-key-reveal_add_"], .st-key-reveal_honest, .st-key-use_reading) button {
+    min-height: 3rem !important;}
   .cr-tapnote {display: none;}
 }
 /* A message in a corner (st.toast) never takes a tap: over the screen bar on a phone it swallowed the tap on "Match
@@ -278,7 +283,7 @@ button.cr-armed {outline: 4px solid #f5b700; outline-offset: 3px;}
 button kbd {opacity: 1 !important;}
 .cr-camnote {display: none; font-size: 0.95rem; font-weight: 600; color: #d93a2b;}
 [class*="st-key-play_"] button, [class*="st-key-cheat_"] button, .st-key-nocall button, .st-key-apply_verdict button,
-[class*="st-key-reveal_add_"] button, .st-key-reveal_honest button {min-height: 3.4rem;}
+[class*="st-key-reveal_add_"] button, .st-key-reveal_honest button, .st-key-use_reading button {min-height: 3.4rem;}
 [class*="st-key-play_"] button p, [class*="st-key-cheat_"] button p, .st-key-nocall button p,
 .st-key-apply_verdict button p, [class*="st-key-reveal_add_"] button p, .st-key-reveal_honest button p {font-size: 1.5rem; font-weight: 700;}
 /* the one word among the ranks, "Joker": smaller, and the ranks' buttons narrower at their sides, so that it fits a
@@ -1571,9 +1576,10 @@ def call_panel(referee: Referee, game, call: OpenCall) -> None:
     caller = call.caller
     source = st.session_state.get("camera_source", "none")
     reader_ok = camera.load_reader() is not None
+    live = call.original is None and source in ("live", "server") and reader_ok
     if call.original is not None:
         st.info("Correct the cards by hand, then apply the verdict.")
-    elif source in ("live", "server") and reader_ok:
+    elif live:
         live_reading(referee, caller)
     elif source in ("snapshot", "upload") and reader_ok:
         still_reading(source)
@@ -1585,9 +1591,16 @@ def call_panel(referee: Referee, game, call: OpenCall) -> None:
                 unsafe_allow_html=True)
     with st.container(key="revealed"):  # on a phone under the buttons (the CSS)
         revealed_so_far(game, caller, claim, call)
-    if _could_be_honest(game, caller, claim):
-        button(st, words.honest_label(claim), key="reveal_honest", on_click=reveal_edit,
-                  args=("honest", f"{claim.count}:{claim.rank.value}"))
+    honest = _could_be_honest(game, caller, claim)
+    if honest or live:
+        # the two ways to fill in the cards at once, side by side: the camera's button here, not under its line of
+        # reading, is there from the call's first moment to its last, and the rank buttons never move for it
+        left, right = st.container(key="grid_shortcuts").columns(2)
+        if honest:
+            button(left, words.honest_label(claim), key="reveal_honest", on_click=reveal_edit,
+                   args=("honest", f"{claim.count}:{claim.rank.value}"), wrap=True)
+        if live:
+            button(right, "Use the camera's reading", key="use_reading", on_click=use_live_reading, wrap=True)
     ranks = list(CLAIMABLE) + ([Rank.JOKER] if game.rules.jokers else [])
     per_row = 5
     grid = st.container(key="grid_reveal")
@@ -1664,55 +1677,74 @@ def live_reading(referee: Referee, caller: str) -> None:
 
     @st.fragment(run_every=0.2)
     def poll() -> None:
-        feed = active_feed()
-        call = st.session_state.get("call")
-        if feed is None or call is None:
-            return
-        mine, theirs = call_token(call), feed.call if feed.armed else None
-        if theirs is not None and theirs != mine and theirs[:2] == mine[:2]:
-            # another window called at the same moment of this game: one call at a time, or the two would
-            # restart each other's reading for ever
-            st.markdown(f"<div class='cr-sub'>The camera is reading the call {esc(theirs[2])} made in another "
-                        "window: settle that one first.</div>", unsafe_allow_html=True)
-            return
-        if theirs != mine:
-            # a call opened under another camera source, reopened by a reload, or a feed left reading a call that
-            # is over: read this one from now on, and never with a reading left from another
-            arm_feed(feed, call)
-        reading = feed.current()
-        claim = referee.state.game.last_play if referee.state.game is not None else None
-        if claim is None:
-            return
-        ok, why = camera.may_apply(reading, claim.count)
-        if not reading.ranks and not feed.frames_seen:
-            why = ("the camera has sent no picture yet: press START under it"
-                   if st.session_state.get("camera_source") == "live" else "the camera has sent no picture yet")
-        if ok and call.revealed:
-            # the table has started entering the cards by hand: it has taken over, the camera only advises
-            ok, why = False, "the table is entering the cards"
-        if ok:
-            try:
-                verdict_for(referee.state.game, caller, reading.ranks)
-            except CheatError as error:
-                st.warning(f"The camera read {words.cards_shown(reading.ranks)}, which cannot be right ({error}): "
-                           "enter the cards by hand.")
-                return
-            misfit = seen_conflict(referee.state.game, claim.player, reading.ranks)
-            if misfit is not None:  # a misreading, or an earlier reveal entered wrong: the table decides
-                st.warning(f"The camera read {words.cards_shown(reading.ranks)}, which does not fit what the table "
-                           f"saw ({misfit}): check the cards, and tap them in.")
-                return
-            # another window's camera may give the same verdict first: nobody tapped, so that is not said
-            if settle(call, reading.ranks, say_stale=False):
-                camera.trace("verdict_recorded", ranks=[r.value for r in reading.ranks])
-            st.rerun(scope="app")
-        seen = words.cards_shown(reading.ranks) or "nothing yet"
-        st.markdown(f"<div class='cr-sub'>Camera reads: <b>{esc(seen)}</b> ({esc(why)})</div>", unsafe_allow_html=True)
-        if reading.ranks and st.button("Use what the camera read", key="use_reading"):
-            use_reading(reading.ranks)
-            st.rerun(scope="app")  # a button in a fragment reruns only the fragment: redraw the call panel too
+        # a line of one height whatever it says (the CSS), and no button that comes and goes: the rank buttons under
+        # it never move. A reading that came and went with its button moved them by up to 83 px five times a second,
+        # and a tap aimed at A went in as a 6.
+        st.markdown(f"<div class='cr-sub cr-camline'>{read_the_call(referee, caller)}</div>", unsafe_allow_html=True)
 
     poll()
+
+
+def read_the_call(referee: Referee, caller: str) -> str:
+    """What the live camera says of the open call, as a line of HTML; a reading that may decide alone gives the
+    verdict (and the page runs again)."""
+    feed = active_feed()
+    call = st.session_state.get("call")
+    if feed is None or call is None:
+        return ""
+    mine, theirs = call_token(call), feed.call if feed.armed else None
+    if theirs is not None and theirs != mine and theirs[:2] == mine[:2]:
+        # another window called at the same moment of this game: one call at a time, or the two would restart
+        # each other's reading for ever
+        return f"The camera is reading the call {esc(theirs[2])} made in another window: settle that one first."
+    if theirs != mine:
+        # a call opened under another camera source, reopened by a reload, or a feed left reading a call that is
+        # over: read this one from now on, and never with a reading left from another
+        arm_feed(feed, call)
+    reading = feed.current()
+    claim = referee.state.game.last_play if referee.state.game is not None else None
+    if claim is None:
+        return ""
+    ok, why = camera.may_apply(reading, claim.count)
+    if not reading.ranks and not feed.frames_seen:
+        why = ("the camera has sent no picture yet: press START under it"
+               if st.session_state.get("camera_source") == "live" else "the camera has sent no picture yet")
+    if ok and call.revealed:
+        # the table has started entering the cards by hand: it has taken over, the camera only advises
+        ok, why = False, "the table is entering the cards"
+    seen = esc(words.cards_shown(reading.ranks))
+    if ok:
+        try:
+            verdict_for(referee.state.game, caller, reading.ranks)
+        except CheatError as error:
+            return f"⚠ Camera reads: <b>{seen}</b>, which cannot be right ({esc(error)}): enter the cards by hand."
+        misfit = seen_conflict(referee.state.game, claim.player, reading.ranks)
+        if misfit is not None:  # a misreading, or an earlier reveal entered wrong: the table decides
+            return (f"⚠ Camera reads: <b>{seen}</b>, which does not fit what the table saw ({esc(misfit)}): check the "
+                    "cards, and tap them in.")
+        # another window's camera may give the same verdict first: nobody tapped, so that is not said
+        if settle(call, reading.ranks, say_stale=False):
+            camera.trace("verdict_recorded", ranks=[r.value for r in reading.ranks])
+        st.rerun(scope="app")
+    if reading.ranks:
+        return f"Camera reads: <b>{seen}</b> ({esc(why)})"
+    if reading.guess:  # the reader abstained: its guess is offered (use_live_reading), never applied alone
+        return f"Camera is unsure ({esc(why)}). Best guess: <b>{esc(words.cards_shown(reading.guess))}</b>"
+    return f"Camera reads: <b>nothing yet</b> ({esc(why)})"
+
+
+def use_live_reading() -> None:
+    """The live camera's reading of the call, or its best guess where it is unsure, as the cards tapped in: what its
+    line says at the tap (the line is drawn five times a second, this button only with the page). The table then
+    applies them, or not."""
+    feed, call = active_feed(), st.session_state.get("call")
+    if feed is None or call is None:
+        return
+    reading = feed.current() if feed.armed and feed.call == call_token(call) else camera.Reading()
+    if not (reading.ranks or reading.guess):
+        flash("toast", "The camera has read no card yet: tap the cards in, or wait for its reading.")
+        return
+    use_reading(reading.ranks or reading.guess)
 
 
 def use_reading(ranks: tuple[Rank, ...]) -> None:
@@ -1746,9 +1778,10 @@ def reading_shown(reading: camera.Reading, annotated, claimed: int | None = None
     picture, said = st.columns([1, 1], gap="medium")
     height, width = annotated.shape[:2]
     if min(height, width) >= 32:  # a picture the reader refused as too small or too narrow is not worth showing
-        # at most 240 px high, so that a portrait photo leaves the tap-in buttons in view
+        # at most 180 px high, so that a portrait photo leaves the tap-in buttons in view, and Apply on a laptop's
+        # screen once the reading is used (at 240 px it lay under 1366 x 768's fold)
         picture.image(annotated[:, :, ::-1], caption="What the reader saw",
-                      width=max(1, min(320, width * 240 // height)))
+                      width=max(1, min(320, width * 180 // height)))
     seen = words.cards_shown(reading.ranks)
     notes = [reading.note] if reading.note else []
     differs = bool(reading.ranks) and claimed is not None and len(reading.ranks) != claimed

@@ -49,6 +49,7 @@ class Reading:
     note: str = ""  # why it is not sure, in words
     at: float = 0.0  # time.monotonic() when this reading was made
     seen_before: bool = False  # these very ranks lay in view when the call was made
+    guess: tuple[Rank, ...] = ()  # where there are no ranks because the reader was unsure: its best guess, last frame
 
     @property
     def actionable(self) -> bool:
@@ -299,14 +300,16 @@ class LiveFeed:
                 self.frames_read += 1
                 steady = self.stabiliser.update(detections)
                 ranks = _ranks(steady.ranks)
-                note = ""
-                if not ranks:
-                    note = _why(detections) if detections.abstain else "no cards in view yet"
+                note, guess = "", ()
+                if not ranks and detections.abstain:  # the guess apart from the note: the page offers it to use
+                    note, guess = _why(detections, guess=False), _ranks(detections.ranks)
+                elif not ranks:
+                    note = "no cards in view yet"
                 elif not steady.stable:
                     note = "the reading is not steady yet"
                 seen_before = bool(ranks) and _hand(ranks) in self.before
                 self.reading = Reading(ranks, bool(ranks), bool(steady.stable), self.frames_read, note, time.monotonic(),
-                                       seen_before)
+                                       seen_before, guess)
             reading = self.reading
         trace("frame", cards=len(detections), read_ms=round(read_ms, 1), abstain=bool(detections.abstain),
               steady=reading.steady, frames_seen=count)

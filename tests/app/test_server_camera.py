@@ -211,8 +211,11 @@ def test_a_sure_reading_that_does_not_fit_the_cards_seen_waits_for_the_table(db,
     at.run()
     referee = stored_state(db)
     assert referee.state.game.last_call.claim.count == 4 and referee.open_call() is not None, "no verdict from it"
-    assert any("The camera read A 9, which does not fit what the table saw (1 card of rank A from Leo, who can hold "
-               "none" in w for w in errors(at)), errors(at)
+    page = ",".join(text(at).split(" ,"))  # the text of the page's HTML has a space where </b> was
+    assert "⚠ Camera reads: A 9, which does not fit what the table saw (1 card of rank A from Leo, who can hold none" in page
+    click(at, "use_reading")  # the table may take it, and is told again why it does not fit
+    assert "Revealed: A 9" in text(at) and any("do not fit what the table saw" in w for w in errors(at)), errors(at)
+    assert stored_state(db).state.game.last_call.claim.count == 4
 
 
 class FeedCamera:
@@ -517,3 +520,28 @@ def test_a_call_says_when_the_camera_has_sent_no_picture(db, monkeypatch):
     FeedCamera.made[-1].feed.process(table())
     at.run()
     assert "no picture" not in text(at)
+
+
+def test_an_unsure_camera_offers_its_best_guess_for_the_table_to_apply_and_applies_nothing(db, monkeypatch):
+    """The reader abstained on two queens: "Camera reads: nothing yet" told the table to wait. The page says the camera
+    is unsure and what it guesses, offers the guess as the cards tapped in, and only the table's Apply decides."""
+    from .test_camera import Unsure
+
+    monkeypatch.setenv("CHEAT_REFEREE_CAMERA", "server")
+    monkeypatch.setattr(camera, "ServerCamera", FeedCamera)
+    monkeypatch.setattr(FeedCamera, "made", [])
+    scripted_reader(monkeypatch, [Unsure((Rank.QUEEN, Rank.QUEEN))] * 8)
+    at = deal(open_app(), "Sam", "Maya")
+    click(at, "play_2")
+    click(at, "cheat_Maya")
+    click(at, "use_reading")  # there from the call's first moment, so that nothing moves when a reading comes
+    assert "The camera has read no card yet" in " ".join(t.value for t in at.toast) and "Revealed: none yet" in text(at)
+    for _ in range(camera.WINDOW):
+        FeedCamera.made[-1].feed.process(table())
+    at.run()
+    assert "Camera is unsure (unsure of a card). Best guess: Q Q" in text(at)
+    assert _calls(db) == []
+    click(at, "use_reading")
+    assert stored_state(db).state.game.last_call is None and "Revealed: Q Q" in text(at)
+    click(at, "apply_verdict")
+    assert stored_state(db).state.game.last_call.revealed == (Rank.QUEEN, Rank.QUEEN)
