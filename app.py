@@ -1592,14 +1592,15 @@ def call_panel(referee: Referee, game, call: OpenCall) -> None:
     with st.container(key="revealed"):  # on a phone under the buttons (the CSS)
         revealed_so_far(game, caller, claim, call)
     honest = _could_be_honest(game, caller, claim)
-    if honest or live:
+    offers = live and active_feed() is not None  # a server camera that cannot be opened has nothing to offer
+    if honest or offers:
         # the two ways to fill in the cards at once, side by side: the camera's button here, not under its line of
         # reading, is there from the call's first moment to its last, and the rank buttons never move for it
         left, right = st.container(key="grid_shortcuts").columns(2)
         if honest:
             button(left, words.honest_label(claim), key="reveal_honest", on_click=reveal_edit,
                    args=("honest", f"{claim.count}:{claim.rank.value}"), wrap=True)
-        if live:
+        if offers:
             button(right, "Use the camera's reading", key="use_reading", on_click=use_live_reading, wrap=True)
     ranks = list(CLAIMABLE) + ([Rank.JOKER] if game.rules.jokers else [])
     per_row = 5
@@ -1687,15 +1688,17 @@ def live_reading(referee: Referee, caller: str) -> None:
 
 def read_the_call(referee: Referee, caller: str) -> str:
     """What the live camera says of the open call, as a line of HTML; a reading that may decide alone gives the
-    verdict (and the page runs again)."""
+    verdict (and the page runs again). What the line offers the table is kept for its button (:func:`offer`)."""
     feed = active_feed()
     call = st.session_state.get("call")
+    offer(None, ())
     if feed is None or call is None:
         return ""
     mine, theirs = call_token(call), feed.call if feed.armed else None
     if theirs is not None and theirs != mine and theirs[:2] == mine[:2]:
         # another window called at the same moment of this game: one call at a time, or the two would restart
         # each other's reading for ever
+        offer(call, (), "The camera is reading the call made in another window: settle that one first.")
         return f"The camera is reading the call {esc(theirs[2])} made in another window: settle that one first."
     if theirs != mine:
         # a call opened under another camera source, reopened by a reload, or a feed left reading a call that is
@@ -1717,34 +1720,49 @@ def read_the_call(referee: Referee, caller: str) -> str:
         try:
             verdict_for(referee.state.game, caller, reading.ranks)
         except CheatError as error:
-            return f"⚠ Camera reads: <b>{seen}</b>, which cannot be right ({esc(error)}): enter the cards by hand."
-        misfit = seen_conflict(referee.state.game, claim.player, reading.ranks)
-        if misfit is not None:  # a misreading, or an earlier reveal entered wrong: the table decides
-            return (f"⚠ Camera reads: <b>{seen}</b>, which does not fit what the table saw ({esc(misfit)}): check the "
-                    "cards, and tap them in.")
+            offer(call, (), "The camera's reading cannot be right: enter the cards by hand.")
+            return f"⚠ Camera reads <b>{seen}</b>, which cannot be right: enter the cards by hand ({esc(error)})."
+        if seen_conflict(referee.state.game, claim.player, reading.ranks) is not None:
+            # a misreading, or an earlier reveal entered wrong: the table decides. Why it does not fit (four lines
+            # more, which the line's height would hide) is said under the revealed cards once they are put in.
+            offer(call, reading.ranks)
+            return f"⚠ Camera reads <b>{seen}</b>, which does not fit what the table saw: check the cards, and tap them in."
         # another window's camera may give the same verdict first: nobody tapped, so that is not said
         if settle(call, reading.ranks, say_stale=False):
             camera.trace("verdict_recorded", ranks=[r.value for r in reading.ranks])
         st.rerun(scope="app")
     if reading.ranks:
+        offer(call, reading.ranks)
         return f"Camera reads: <b>{seen}</b> ({esc(why)})"
-    if reading.guess:  # the reader abstained: its guess is offered (use_live_reading), never applied alone
-        return f"Camera is unsure ({esc(why)}). Best guess: <b>{esc(words.cards_shown(reading.guess))}</b>"
+    if reading.guess:  # the reader abstained: its guess is offered to the table, never applied alone
+        guessed = " ".join("?" if rank is None else words.card_word(rank) for rank in reading.guess)
+        if None in reading.guess:  # a card it could not read at all: the guess leaves it out, and would be wrong
+            offer(call, (), "The camera could not read every card: tap the cards in.")
+        else:
+            offer(call, reading.guess)
+        return f"Camera is unsure ({esc(why)}). Best guess: <b>{esc(guessed)}</b>"
+    offer(call, (), "The camera has read no card yet: tap the cards in, or wait for its reading.")
     return f"Camera reads: <b>nothing yet</b> ({esc(why)})"
 
 
+def offer(call: OpenCall | None, ranks: tuple[Rank, ...], why_not: str = "") -> None:
+    """Keep what the camera's line offers the table for the call ``call``: ``ranks`` to put in, or why there are none.
+    The line is drawn five times a second and its button only with the page: the button takes what the line said,
+    not a newer frame's reading (a guess can change from one frame to the next)."""
+    st.session_state["_camera_offer"] = (call_token(call) if call is not None else None, tuple(ranks), why_not)
+
+
 def use_live_reading() -> None:
-    """The live camera's reading of the call, or its best guess where it is unsure, as the cards tapped in: what its
-    line says at the tap (the line is drawn five times a second, this button only with the page). The table then
-    applies them, or not."""
-    feed, call = active_feed(), st.session_state.get("call")
-    if feed is None or call is None:
+    """Put in as the cards tapped in what the camera's line offers (its reading, or its best guess where it is
+    unsure), for the table to apply or not; or say why there is nothing to put in."""
+    call = st.session_state.get("call")
+    token, ranks, why_not = st.session_state.get("_camera_offer", (None, (), ""))
+    if call is None or token != call_token(call):
+        why_not = "The camera has not read this call yet: tap the cards in, or wait for its reading."
+    elif ranks:
+        use_reading(ranks)
         return
-    reading = feed.current() if feed.armed and feed.call == call_token(call) else camera.Reading()
-    if not (reading.ranks or reading.guess):
-        flash("toast", "The camera has read no card yet: tap the cards in, or wait for its reading.")
-        return
-    use_reading(reading.ranks or reading.guess)
+    flash("toast", why_not or "The camera has read no card yet: tap the cards in, or wait for its reading.")
 
 
 def use_reading(ranks: tuple[Rank, ...]) -> None:

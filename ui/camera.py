@@ -49,7 +49,9 @@ class Reading:
     note: str = ""  # why it is not sure, in words
     at: float = 0.0  # time.monotonic() when this reading was made
     seen_before: bool = False  # these very ranks lay in view when the call was made
-    guess: tuple[Rank, ...] = ()  # where there are no ranks because the reader was unsure: its best guess, last frame
+    #: where there are no ranks because the reader was unsure: its best guess from the last frame, None for a card it
+    #: could not read at all
+    guess: tuple[Rank | None, ...] = ()
 
     @property
     def actionable(self) -> bool:
@@ -302,7 +304,8 @@ class LiveFeed:
                 ranks = _ranks(steady.ranks)
                 note, guess = "", ()
                 if not ranks and detections.abstain:  # the guess apart from the note: the page offers it to use
-                    note, guess = _why(detections, guess=False), _ranks(detections.ranks)
+                    note = _why(detections, guess=False)
+                    guess = tuple(None if r is None else Rank.parse(getattr(r, "value", r)) for r in detections.rank)
                 elif not ranks:
                     note = "no cards in view yet"
                 elif not steady.stable:

@@ -34,7 +34,7 @@ def _show_problem(base: Path, images: list[str]) -> str | None:
     batch should not be read to the end to learn that its drawings are lost, nor a photo drawn over."""
     import cv2
 
-    if not str(base) or base == Path():
+    if base == Path():  # "" and "." alike
         return "--show needs the name of a .png or .jpg file to draw into"
     if base.is_dir():
         return f"--show {base}: a folder; name a .png or .jpg file to draw into"

@@ -254,16 +254,16 @@ def _read_file(p: Path) -> np.ndarray:
     before it is read: reading one could wait for ever). The header is read before the rest: a film or a disk
     image given by mistake is refused without being read whole. The message does not repeat the path, which the
     caller gave and prints beside it."""
-    if not p.exists():
-        if p.is_symlink():
-            raise ImageError("a link that leads to no file (its target is gone, or it leads back to itself)")
-        raise ImageError("no such file" + (" (a picture is not read from standard input: name its file)"
-                                           if str(p) == "-" else ""))
-    if p.is_dir():
-        raise ImageError("a folder, not an image")
-    if not p.is_file():
-        raise ImageError("not a regular file (a pipe, socket or device), not an image")
     try:
+        if not p.exists():
+            if p.is_symlink():
+                raise ImageError("a link that leads to no file (its target is gone, or it leads back to itself)")
+            raise ImageError("no such file" + (" (a picture is not read from standard input: name its file)"
+                                               if str(p) == "-" else ""))
+        if p.is_dir():
+            raise ImageError("a folder, not an image")
+        if not p.is_file():
+            raise ImageError("not a regular file (a pipe, socket or device), not an image")
         with p.open("rb") as file:
             size = os.fstat(file.fileno()).st_size
             if not size:
@@ -273,8 +273,8 @@ def _read_file(p: Path) -> np.ndarray:
                 raise ImageError(refused)
             file.seek(0)
             data = file.read()
-    except PermissionError:
-        raise ImageError("not allowed to read it (the file's permissions)") from None
+    except PermissionError:  # the file's, or a folder's on its way (pathlib's exists() raises it too)
+        raise ImageError("not allowed to read it (the permissions of the file or of its folder)") from None
     return decode_picture(data)
 
 
@@ -282,6 +282,10 @@ def _read_file(p: Path) -> np.ndarray:
 #: A small file can say it holds far more, and OpenCV decodes up to 2^30 (a 388 KB PNG of 20000 x 20000 took
 #: 2.4 GB and 4.7 s to decode, and more to read); a photo of 99 million pixels took 0.8 GB and 5.3 s to read.
 MAX_PIXELS = 200_000_000
+#: The most bytes a picture file may hold for each of its pixels, beyond 64 MB of anything else: far more than any
+#: picture takes (16-bit RGBA uncompressed takes 8, a GIF of a few dozen frames about as many), so that a picture's
+#: header in front of a gigabyte of something else is not read whole.
+MAX_BYTES_A_PIXEL = 64
 #: The brands of an ISO file that mark an HEIC picture (an iPhone's own format), which neither OpenCV nor Pillow opens.
 _HEIC = (b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"hevm", b"hevs")
 
@@ -299,15 +303,15 @@ def decode_picture(data: bytes) -> np.ndarray:
     except cv2.error:  # OpenCV raises, rather than returning None, over its own limit of 2^30 pixels
         raise ImageError("too many pixels to decode (OpenCV's limit is 2^30)") from None
     if arr is None:
-        if data.startswith(b"\xff\xd8") and not data.rstrip(b"\0").endswith(b"\xff\xd9"):
-            # OpenCV decodes no JPEG that stops short, its last two bytes included, and half a picture is no reveal
-            raise ImageError(f"a JPEG that stops short ({len(data):,} bytes): an incomplete copy or download")
-        raise ImageError(_unreadable(data[:32], len(data)))
+        raise ImageError(_unreadable(data[:32], data[-16:], len(data)))
     return arr
 
 
-def _unreadable(head: bytes, size: int) -> str:
-    """Why a file that is no picture OpenCV or Pillow opens cannot be read, from its first bytes and its size."""
+def _unreadable(head: bytes, tail: bytes, size: int) -> str:
+    """Why a file that is no picture OpenCV or Pillow opens cannot be read, from its first and last bytes and its size."""
+    if head.startswith(b"\xff\xd8") and not tail.rstrip(b"\0").endswith(b"\xff\xd9"):
+        # OpenCV decodes no JPEG that stops short, its last two bytes included, and half a picture is no reveal
+        return f"a JPEG cut short or damaged ({size:,} bytes), as an incomplete copy or download leaves one"
     brands = head[8:12], head[16:32]
     if head[4:8] == b"ftyp" and (brands[0] in _HEIC or (brands[0] in (b"mif1", b"msf1") and b"heic" in brands[1])):
         return ("an HEIC photo (an iPhone's own format), which the reader cannot open: save it as JPEG (on the iPhone: "
@@ -316,8 +320,8 @@ def _unreadable(head: bytes, size: int) -> str:
 
 
 def _header_problem(source: BinaryIO, size: int) -> str | None:
-    """Why a picture is not to be decoded, read from its header alone (``source``, ``size`` bytes long): too large, or
-    no header Pillow can read; None where it may be."""
+    """Why a picture is not to be decoded, read from its header alone (``source``, ``size`` bytes long): too large, far
+    longer than its pixels need, or no header Pillow can read; None where it may be."""
     from PIL import Image
 
     with warnings.catch_warnings():
@@ -332,10 +336,14 @@ def _header_problem(source: BinaryIO, size: int) -> str | None:
             said = f"{pixels:,} pixels"
         except Exception:
             source.seek(0)
-            return _unreadable(source.read(32), size)
-    if pixels <= MAX_PIXELS:
-        return None
-    return f"too large to read ({said}; at most {MAX_PIXELS // 1_000_000} million pixels)"
+            head = source.read(32)
+            source.seek(max(0, size - 16))
+            return _unreadable(head, source.read(16), size)
+    if pixels > MAX_PIXELS:
+        return f"too large to read ({said}; at most {MAX_PIXELS // 1_000_000} million pixels)"
+    if size > MAX_BYTES_A_PIXEL * pixels + (64 << 20):
+        return f"far longer than a picture of {said} can be ({size:,} bytes): not a picture file, or a damaged one"
+    return None
 
 
 # ---------------------------------------------------------------- the one type
@@ -527,21 +535,23 @@ def session(model: Path | bytes, threads: int = 2):
 
 
 class ModelError(RuntimeError):
-    """A model file that is there but cannot be loaded (damaged, or not a model): the message names it and says how to
-    put it back, where onnx and onnxruntime name neither ("Wire format was corrupt", "No graph was found")."""
+    """A model file that is there but cannot be loaded (damaged, or not a model this onnxruntime runs): the message
+    names it and says how to put it back, where onnx and onnxruntime name neither ("Wire format was corrupt", "No graph
+    was found")."""
 
     def __init__(self, path: Path, error: Exception) -> None:
-        super().__init__(f"model file damaged: {path} cannot be loaded ({error}); put the shipped one back "
-                         f"(`git checkout -- {path.name}` in its folder)")
+        super().__init__(f"model file {path} cannot be loaded ({error}): it is damaged, or not the one shipped; put the "
+                         f"shipped one back (`git checkout -- {path.name}` in its folder), or install the referee again")
 
 
 @contextmanager
 def _loading(path: Path) -> Iterator[None]:
-    """Any failure to load the model file ``path`` as a :class:`ModelError` that names it (a missing file already
-    says so itself)."""
+    """A failure of the model file ``path`` itself as a :class:`ModelError` that names it. What is not the file's fault
+    keeps its own words: onnxruntime not installed, a file that cannot be opened (missing, a folder, its permissions),
+    memory run out."""
     try:
         yield
-    except (FileNotFoundError, ModelError):
+    except (ImportError, OSError, MemoryError, ModelError):
         raise
     except Exception as error:
         raise ModelError(path, error) from error

@@ -363,14 +363,17 @@ def play_game(work: Path, shots: Path | None) -> dict:
                 result["verdict_from"] = "camera"
             except Exception:
                 # the reader was not sure (or saw another count): the table confirms what it read, or taps it in
-                result["camera_said"] = run.page.get_by_text("Camera reads").first.text_content(timeout=2_000)
-        if automatic:
-            pass
-        elif result["reader"] and run.key("use_reading").count():
+                result["camera_said"] = run.page.locator(".cr-camline").first.text_content(timeout=2_000)
+        revealed = []
+        if result["reader"] and not automatic:
+            # the camera's button puts in its reading or its guess, and says in a corner when it has none to offer
             run.tap("use_reading")
             line = run.page.get_by_text("Revealed:").first.text_content()
-            revealed = sorted(line.split("Revealed:")[1].split())
+            revealed = [] if "none yet" in line else sorted(line.split("Revealed:")[1].split())
             result["camera_revealed"] = revealed
+        if automatic:
+            pass
+        elif revealed:
             if revealed == ["9", "A"]:
                 result["verdict_from"] = "camera, confirmed"
             else:  # the table corrects the reading by hand

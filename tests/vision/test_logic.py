@@ -32,10 +32,12 @@ def test_empty_file_says_so(tmp_path):
         load_image(p)
 
 
-def test_corrupt_file_says_so(tmp_path):
+@pytest.mark.parametrize("data, why", [(b"GIF89a this is not really a gif" * 10, "not a readable image"),
+                                       (b"\xff\xd8\xff\xe0 this is not really a jpeg" * 10, "a JPEG cut short or damaged")])
+def test_corrupt_file_says_so(tmp_path, data, why):
     p = tmp_path / "corrupt.jpg"
-    p.write_bytes(b"\xff\xd8\xff\xe0 this is not really a jpeg" * 10)
-    with pytest.raises(ImageError, match="not a readable image"):
+    p.write_bytes(data)
+    with pytest.raises(ImageError, match=why):
         load_image(p)
 
 
@@ -106,13 +108,29 @@ def _jpeg() -> bytes:
     return jpeg.tobytes()
 
 
-@pytest.mark.parametrize("cut", [2, 500])
-def test_a_jpeg_cut_short_is_said_to_be_an_incomplete_copy(tmp_path, cut):
-    """OpenCV decodes no JPEG that stops short, even of its last two bytes: the message says why, not "corrupt"."""
+@pytest.mark.parametrize("kept", [-2, -500, 300])
+def test_a_jpeg_cut_short_is_said_to_be_an_incomplete_copy(tmp_path, kept):
+    """OpenCV decodes no JPEG that stops short, even of its last two bytes: the message says why, not "corrupt", also
+    where it stops before its header is whole (a phone's EXIF comes first, and can take 64 KB)."""
     p = tmp_path / "photo.jpg"
-    p.write_bytes(_jpeg()[:-cut])
-    with pytest.raises(ImageError, match="a JPEG that stops short .*: an incomplete copy or download"):
+    p.write_bytes(_jpeg()[:kept])
+    with pytest.raises(ImageError, match="a JPEG cut short or damaged .*, as an incomplete copy or download leaves one"):
         load_image(p)
+
+
+def test_a_picture_header_in_front_of_a_gigabyte_is_refused_without_reading_it_whole(tmp_path):
+    """A real header says 128 x 128 pixels; the file goes on for a gigabyte (a review: read whole into 2 GB)."""
+    p = tmp_path / "photo.jpg"
+    with p.open("wb") as out:
+        out.write(_jpeg())
+        out.truncate(1 << 30)  # sparse
+    tracemalloc.start()
+    try:
+        with pytest.raises(ImageError, match=r"far longer than a picture of 128x128 pixels can be \(1,073,741,824 bytes"):
+            load_image(p)
+        assert tracemalloc.get_traced_memory()[1] < 50 << 20
+    finally:
+        tracemalloc.stop()
 
 
 @pytest.mark.parametrize("brands", [b"heic\x00\x00\x00\x00mif1heic", b"mif1\x00\x00\x00\x00mif1heicmiaf"])

@@ -331,8 +331,15 @@ def test_a_damaged_model_file_is_named_with_how_to_put_it_back(tmp_path):
     empty = tmp_path / "index-pair.onnx"
     empty.write_bytes(b"")
     for damaged in ({"cls_model": cut}, {"pair_model": empty}):
-        with pytest.raises(ModelError, match=f"^model file damaged: {tmp_path}/index-.*git checkout -- index-"):
+        with pytest.raises(ModelError, match=f"^model file {tmp_path}/index-.* it is damaged, or not the one shipped; "
+                                             "put the shipped one back \\(`git checkout -- index-"):
             CardReader(**damaged)
+
+
+def test_a_model_path_that_cannot_be_opened_is_not_called_damaged(tmp_path):
+    """A folder named as the model: the file is not at fault, and putting it back would not help."""
+    with pytest.raises(IsADirectoryError):
+        CardReader(pair_model=tmp_path)
 
 
 def test_cli_refuses_to_draw_over_a_photo_it_reads_or_into_a_folder(tmp_path):
