@@ -154,13 +154,12 @@ def _hand(ranks: Sequence[Rank]) -> tuple[Rank, ...]:
     return tuple(sorted(ranks, key=lambda r: r.value))
 
 
-def _why(detections: Any, guess: bool = True) -> str:
-    """Why the reader abstained, in a few words for the table (the reader's own reasons are longer); with
-    ``guess``, its best guess after them, for screens that do not show the guessed ranks otherwise."""
+def _why(detections: Any) -> str:
+    """Why the reader abstained, in a few words for the table (the reader's own reasons are longer); its best guess
+    is shown apart, where the table can take it."""
     reasons = " ".join(getattr(detections, "reasons", []) or [])
-    guesses = " ".join(r.value if r is not None else "?" for r in getattr(detections, "rank", [])) if guess else ""
     if not len(detections):
-        return "no cards in view yet"
+        return "no card found in the picture yet"
     parts = []
     if "count" in reasons or "more than one way" in reasons:
         parts.append("unsure how many cards")
@@ -168,7 +167,7 @@ def _why(detections: Any, guess: bool = True) -> str:
         parts.append("unsure of a card")
     if not parts:  # the gate's judgement alone (vision.gate): no single card or pairing to point at
         parts.append("unsure of the reading" if "more likely wrong" in reasons else "unsure of a card")
-    return ", ".join(parts) + (f"; best guess: {guesses}" if guesses else "")
+    return ", ".join(parts)
 
 
 @dataclass
@@ -304,10 +303,10 @@ class LiveFeed:
                 ranks = _ranks(steady.ranks)
                 note, guess = "", ()
                 if not ranks and detections.abstain:  # the guess apart from the note: the page offers it to use
-                    note = _why(detections, guess=False)
+                    note = _why(detections)
                     guess = tuple(None if r is None else Rank.parse(getattr(r, "value", r)) for r in detections.rank)
                 elif not ranks:
-                    note = "no cards in view yet"
+                    note = "no card found in the picture yet"
                 elif not steady.stable:
                     note = "the reading is not steady yet"
                 seen_before = bool(ranks) and _hand(ranks) in self.before
@@ -338,7 +337,7 @@ def read_still(image_bgr: np.ndarray) -> tuple[Reading, np.ndarray]:
     if not len(detections):
         note = "no cards found in the picture"
     elif detections.abstain:
-        note = _why(detections, guess=False)
+        note = _why(detections)
     return Reading(ranks, not detections.abstain and bool(ranks), False, 1, note, time.monotonic()), reader.draw(image_bgr, detections)
 
 
