@@ -178,6 +178,13 @@ button:focus-visible, [role="tab"]:focus-visible {outline: 3px solid #1f6feb !im
    phone (a longer note scrolls in them), so that the buttons under it never move while the camera reads. */
 .cr-camline {height: 2lh; overflow-y: auto;}
 @media (max-width: 640px) {.cr-camline {height: 3lh;}}
+/* ... and so do the cards tapped in at a call, and the verdict they make, above the rank buttons on a laptop (on a
+   phone they are under the buttons, where they may grow); the heading over them goes there, where the line says
+   what to tap, to make room. */
+@media (min-width: 641px) {
+  .cr-ifline {height: 2lh; overflow-y: auto;}
+  .cr-revealhead {display: none;}
+}
 .cr-choicekeys {font-size: 0.95rem; opacity: 0.8; margin-top: 0.3rem;}
 .cr-pending {font-weight: 700;}
 button.cr-armed {outline: 4px solid #f5b700; outline-offset: 3px;}
@@ -1586,9 +1593,8 @@ def call_panel(referee: Referee, game, call: OpenCall) -> None:
     elif source != "none" and not reader_ok:
         st.info("The card reader is not installed on this machine: tap the revealed cards below.")
 
-    st.markdown("**The revealed cards**<span class='cr-tapnote'> (tap each card's rank<span class='cr-keysonly'>, or "
-                "use the shortcut</span>)</span>:",
-                unsafe_allow_html=True)
+    st.markdown("<div class='cr-revealhead'><b>The revealed cards</b><span class='cr-tapnote'> (tap each card's rank"
+                "<span class='cr-keysonly'>, or use the shortcut</span>)</span>:</div>", unsafe_allow_html=True)
     with st.container(key="revealed"):  # on a phone under the buttons (the CSS)
         revealed_so_far(game, caller, claim, call)
     honest = _could_be_honest(game, caller, claim)
@@ -1629,30 +1635,40 @@ def revealed_so_far(game, caller: str, claim, call: OpenCall) -> None:
     (the buttons below must not move under a finger between two taps)."""
     revealed = call.revealed
     shown = words.cards_shown(revealed) or "none yet"
-    short = (f" <span class='cr-sub'>({len(revealed)} of the {claim.count} claimed: apply once every card laid is in)</span>"
-             if 0 < len(revealed) < claim.count else "")
     # the cards said to a screen reader as they are tapped in (``data-said``, see for_every_player): nothing confirmed
     # a card tapped in
     said = f"Revealed: {words.cards_shown(revealed, ', ')}" if revealed else ""
     st.markdown(f"<div class='cr-last cr-revealed' data-said='{esc(said)}'>Claimed: {esc(words.claim_text(claim))} · "
-                f"Revealed: <b>{esc(shown)}</b>{short}</div>", unsafe_allow_html=True)
-    verdict = None
-    if not revealed:
-        st.markdown("<div class='cr-sub'>Tap the ranks of the cards as they lie face up.</div>", unsafe_allow_html=True)
-    else:
+                f"Revealed: <b>{esc(shown)}</b></div>", unsafe_allow_html=True)
+    verdict = error = None
+    if revealed:
         try:
             verdict = verdict_for(game, caller, revealed)
-        except CheatError as error:
-            st.error(words.sentence(str(error)))
-        else:
-            st.markdown(f"<div class='cr-sub'>If these are the cards: <b>{esc(verdict.announcement())}</b>"
-                        f"{esc(pile_corrected(game, verdict))}</div>", unsafe_allow_html=True)
-            misfit = seen_conflict(game, claim.player, revealed)
-            if misfit is not None:
-                st.warning(f"These cards do not fit what the table saw: {misfit}. Check them; if they are right, an "
-                           "earlier reveal was entered wrong, and the referee goes by these.")
+        except CheatError as refused:
+            error = refused
+    if error is not None:
+        st.error(words.sentence(str(error)))
+    else:
+        # one height, two lines, whatever it says (the CSS): on a laptop the rank buttons are under it, and "1 of the
+        # 2 claimed" after the first card tapped in, on the line above, moved them down 36 px and back at the next
+        st.markdown(f"<div class='cr-sub cr-ifline'>{if_these_are_the_cards(game, claim, revealed, verdict)}</div>",
+                    unsafe_allow_html=True)
+        misfit = seen_conflict(game, claim.player, revealed) if revealed else None
+        if misfit is not None:
+            st.warning(f"These cards do not fit what the table saw: {misfit}. Check them; if they are right, an "
+                       "earlier reveal was entered wrong, and the referee goes by these.")
     button(st, "Apply the verdict", key="apply_verdict", type="primary", disabled=verdict is None, on_click=settle,
               args=(call, revealed))
+
+
+def if_these_are_the_cards(game, claim, revealed: tuple[Rank, ...], verdict) -> str:
+    """The line under the cards tapped in, in HTML: what to tap, or the verdict they would make (with, while fewer
+    than claimed are in, that Apply waits for every card laid)."""
+    if verdict is None:
+        return "Tap the ranks of the cards as they lie face up."
+    wait = "Apply once every card laid is in. " if len(revealed) < claim.count else ""
+    return (f"{wait}If these are the cards: <b>{esc(verdict.announcement())}</b>"
+            f"{esc(pile_corrected(game, verdict))}")
 
 
 def pile_corrected(game, verdict) -> str:

@@ -155,12 +155,12 @@ def test_call_with_a_lie(db):
     assert "Maya calls Cheat! on Sam" in text(at) and "claimed two 4s" in text(at)
     assert at.button(key="apply_verdict").disabled  # in its place from the start, for when the cards are in
     click(at, "reveal_add_4")
-    assert "Revealed: 4 (1 of the 2 claimed: apply once every card laid is in)" in text(at)  # a verdict shown now is on one card so far
-    # applied now, the verdict would count one card laid: its number is not the pile shown, and says why
-    assert "If these are the cards: Lie: Sam picks up 6 cards (1 card laid, not the 2 claimed: the other one goes " \
-           "back to Sam's hand; the pile holds 6, not 7)" in text(at)
+    # a verdict shown now is on one card so far; applied now, it would count one card laid: its number is not the pile
+    # shown, and says why
+    assert "Revealed: 4 Apply once every card laid is in. If these are the cards: Lie: Sam picks up 6 cards (1 card " \
+           "laid, not the 2 claimed: the other one goes back to Sam's hand; the pile holds 6, not 7)" in text(at)
     click(at, "reveal_add_9")
-    assert "of the 2 claimed" not in text(at) and "not the 2 claimed" not in text(at)
+    assert "Apply once every card" not in text(at) and "not the 2 claimed" not in text(at)
     assert "If these are the cards: Lie: Sam picks up 7 cards" in text(at)
     click(at, "apply_verdict")
     assert "Lie: Sam picks up 7 cards" in [m.value.split(">")[1].split("<")[0] for m in at.markdown if "cr-verdict" in m.value]

@@ -1225,8 +1225,19 @@ def buttons(work: Path) -> dict:
         result["phone call: tools' heights, rules shown"] = run.page.evaluate("""() => [
           [...document.querySelectorAll('.st-key-reveal_tools button')].map(b => Math.round(b.getBoundingClientRect().height)),
           [...document.querySelectorAll('[data-testid="stMain"] hr')].filter(e => e.offsetParent !== null).length]""")
+        # ... and on a laptop, where the cards tapped in are above the rank buttons, in lines that keep their height: a
+        # card more than claimed made the verdict's line two lines long and moved every rank button under the next tap
+        run.page.set_viewport_size({"width": 1366, "height": 768})
+        run.page.wait_for_timeout(600)
+        tops = [run.page.evaluate(below_turn)]
+        for key in ("reveal_add_9", "reveal_add_K", "reveal_back", "reveal_back"):
+            run.tap(key)
+            run.page.wait_for_timeout(300)
+            tops.append(run.page.evaluate(below_turn))
+        result["laptop call: A below the turn line as cards are tapped in and taken back"] = tops
         run.page.set_viewport_size({"width": 1280, "height": 1000})
         run.tap("cancel_call")
+        run.page.wait_for_timeout(400)  # "Play 11" comes where Cancel was: a tap there within 0.35 s is held (README)
         # the "More cards" box starts again for the next player, in the browser as on the button, and the button plays
         # what it says (the box showed Maya's 11 under Sam's "Play 9", which played 11)
         run.text_in("play_many_n", "11")
