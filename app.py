@@ -1778,7 +1778,7 @@ def use_live_reading() -> None:
     elif ranks:
         use_reading(ranks)
         return
-    flash("toast", why_not or "The camera has read no card yet: tap the cards in, or wait for its reading.")
+    flash("toast", why_not)  # every offer of this call without ranks says why (read_the_call)
 
 
 def use_reading(ranks: tuple[Rank, ...]) -> None:
