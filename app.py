@@ -1794,12 +1794,12 @@ def still_reading(source: str) -> None:
         shot = st.camera_input("Take a photo of the revealed cards", key="snapshot")
         data = shot.getvalue() if shot is not None else None
     elif source == "upload":
-        photo = st.file_uploader("Photo of the revealed cards", type=["jpg", "jpeg", "png"], key="upload")
+        photo = st.file_uploader("Photo of the revealed cards", type=list(camera.PHOTO_TYPES), key="upload")
         data = photo.getvalue() if photo is not None else None
     if data is not None:
         image, why = camera.decode(data)
         if image is None:
-            st.error(f"That file is not a picture the app can read: {why}. Take or upload a JPEG or PNG photo of the "
+            st.error(f"That file is not a picture the app can read: {why}. Take or upload a photo of the "
                      "revealed cards, or tap them in below.")
             return
         claim = st.session_state["_referee"].state.game.last_play

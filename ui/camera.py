@@ -34,6 +34,11 @@ FACE_UP_KEPT = 8
 FORGET_AFTER = 1.0
 #: A server camera that gave no frame for this many seconds is said to be silent, and opened again.
 SILENT_AFTER = 3.0
+#: The picture files the photo upload takes: every format the reader decodes (OpenCV, its header checked by Pillow).
+#: A file the browser refuses never reaches the app, which goes on showing the last photo's reading, so the list is
+#: no narrower than the reader. JPEG comes first and HEIC is left out: Safari on a Mac then hands an iPhone's HEIC
+#: photo over as JPEG, converted to the first type it can make.
+PHOTO_TYPES = ("jpg", "jpeg", "png", "webp", "avif", "bmp", "tif", "tiff", "gif")
 
 log = logging.getLogger(__name__)
 

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 
 from assistant import Rank
@@ -72,3 +73,28 @@ def test_an_upload_that_is_not_a_picture_is_refused_and_changes_nothing(db, monk
     assert any("not a picture the app can read" in e for e in errors(at))
     assert stored_state(db).state.game.last_call is None
     assert "Maya calls Cheat! on Sam" in text(at)
+
+
+def test_the_upload_takes_every_picture_format_the_reader_decodes(db, monkeypatch, photo):
+    """A file the browser refuses never reaches the app, which would go on showing the last photo's reading: the
+    uploader takes each format the reader decodes (a WebP from a chat, a screenshot), JPEG first and HEIC left out (so
+    Safari on a Mac converts an iPhone's photo to JPEG rather than hand over HEIC)."""
+    at = called(db, monkeypatch, "upload", 2)
+    allowed = [t.lstrip(".") for t in at.file_uploader(key="upload").allowed_type]
+    assert {"jpg", "png", "webp", "bmp", "tif", "gif"} <= set(allowed)
+    assert allowed[0] == "jpg" and not {"heic", "heif"} & set(allowed)
+    picture = cv2.imdecode(np.frombuffer(photo[0], np.uint8), cv2.IMREAD_COLOR)
+    for kind in allowed:
+        ok, data = cv2.imencode(f".{kind}", picture)
+        assert ok and camera.decode(data.tobytes())[0] is not None, f"the reader decodes .{kind}"
+
+
+def test_a_webp_upload_is_read_and_shown(db, monkeypatch, photo):
+    picture = cv2.imdecode(np.frombuffer(photo[0], np.uint8), cv2.IMREAD_COLOR)
+    ok, webp = cv2.imencode(".webp", picture, [cv2.IMWRITE_WEBP_QUALITY, 101])  # lossless: the same pixels
+    assert ok
+    reading, _ = camera.read_still(camera.decode(webp.tobytes())[0])
+    at = called(db, monkeypatch, "upload", len(reading.ranks))
+    at.file_uploader(key="upload").upload("flip.webp", webp.tobytes(), "image/webp").run()
+    assert not at.exception and not errors(at), errors(at)
+    assert f"Camera reads: {' '.join(r.value for r in reading.ranks)}" in text(at).replace("*", "")
