@@ -8,6 +8,7 @@ or a server restart shows the same game. Run with ``./run.sh``.
 from __future__ import annotations
 
 import dataclasses
+import html
 import json
 import os
 import random
@@ -1697,25 +1698,30 @@ def live_reading(referee: Referee, caller: str) -> None:
         # a line of one height whatever it says (the CSS), and no button that comes and goes: the rank buttons under
         # it never move. A reading that came and went with its button moved them by up to 83 px five times a second,
         # and a tap aimed at A went in as a 6.
-        st.markdown(f"<div class='cr-sub cr-camline'>{read_the_call(referee, caller)}</div>", unsafe_allow_html=True)
+        line, news = read_the_call(referee, caller)
+        # a screen reader is told the line once it has held a moment (for_every_player), where it is news: not
+        # "nothing yet" while the cards are still face down, which every call begins with
+        said = esc(html.unescape(re.sub(r"<[^>]+>", "", line))) if news else ""
+        st.markdown(f"<div class='cr-sub cr-camline' data-said='{said}'>{line}</div>", unsafe_allow_html=True)
 
     poll()
 
 
-def read_the_call(referee: Referee, caller: str) -> str:
-    """What the live camera says of the open call, as a line of HTML; a reading that may decide alone gives the
-    verdict (and the page runs again). What the line offers the table is kept for its button (:func:`offer`)."""
+def read_the_call(referee: Referee, caller: str) -> tuple[str, bool]:
+    """What the live camera says of the open call, as a line of HTML, and whether it is news to say to a player who
+    cannot see it (not while no card has been found yet); a reading that may decide alone gives the verdict (and the
+    page runs again). What the line offers the table is kept for its button (:func:`offer`)."""
     feed = active_feed()
     call = st.session_state.get("call")
     offer(None, ())
     if feed is None or call is None:
-        return ""
+        return "", False
     mine, theirs = call_token(call), feed.call if feed.armed else None
     if theirs is not None and theirs != mine and theirs[:2] == mine[:2]:
         # another window called at the same moment of this game: one call at a time, or the two would restart
         # each other's reading for ever
         offer(call, (), "The camera is reading the call made in another window: settle that one first.")
-        return f"The camera is reading the call {esc(theirs[2])} made in another window: settle that one first."
+        return f"The camera is reading the call {esc(theirs[2])} made in another window: settle that one first.", True
     if theirs != mine:
         # a call opened under another camera source, reopened by a reload, or a feed left reading a call that is
         # over: read this one from now on, and never with a reading left from another
@@ -1723,7 +1729,7 @@ def read_the_call(referee: Referee, caller: str) -> str:
     reading = feed.current()
     claim = referee.state.game.last_play if referee.state.game is not None else None
     if claim is None:
-        return ""
+        return "", False
     ok, why = camera.may_apply(reading, claim.count)
     if not reading.ranks and not feed.frames_seen:
         why = ("the camera has sent no picture yet: press START under it"
@@ -1737,28 +1743,29 @@ def read_the_call(referee: Referee, caller: str) -> str:
             verdict_for(referee.state.game, caller, reading.ranks)
         except CheatError as error:
             offer(call, (), "The camera's reading cannot be right: enter the cards by hand.")
-            return f"⚠ Camera reads <b>{seen}</b>, which cannot be right: enter the cards by hand ({esc(error)})."
+            return f"⚠ Camera reads <b>{seen}</b>, which cannot be right: enter the cards by hand ({esc(error)}).", True
         if seen_conflict(referee.state.game, claim.player, reading.ranks) is not None:
             # a misreading, or an earlier reveal entered wrong: the table decides. Why it does not fit (four lines
             # more, which the line's height would hide) is said under the revealed cards once they are put in.
             offer(call, reading.ranks)
-            return f"⚠ Camera reads <b>{seen}</b>, which does not fit what the table saw: check the cards, and tap them in."
+            return (f"⚠ Camera reads <b>{seen}</b>, which does not fit what the table saw: check the cards, and tap them "
+                    "in.", True)
         # another window's camera may give the same verdict first: nobody tapped, so that is not said
         if settle(call, reading.ranks, say_stale=False):
             camera.trace("verdict_recorded", ranks=[r.value for r in reading.ranks])
         st.rerun(scope="app")
     if reading.ranks:
         offer(call, reading.ranks)
-        return f"Camera reads: <b>{seen}</b> ({esc(why)})"
+        return f"Camera reads: <b>{seen}</b> ({esc(why)})", True
     if reading.guess:  # the reader abstained: its guess is offered to the table, never applied alone
         guessed = " ".join("?" if rank is None else words.card_word(rank) for rank in reading.guess)
         if None in reading.guess:  # a card it could not read at all: the guess leaves it out, and would be wrong
             offer(call, (), "The camera could not read every card: tap the cards in.")
         else:
             offer(call, reading.guess)
-        return f"Camera is unsure ({esc(why)}). Best guess: <b>{esc(guessed)}</b>"
+        return f"Camera is unsure ({esc(why)}). Best guess: <b>{esc(guessed)}</b>", True
     offer(call, (), "The camera has read no card yet: tap the cards in, or wait for its reading.")
-    return f"Camera reads: <b>nothing yet</b> ({esc(why)})"
+    return f"Camera reads: <b>nothing yet</b> ({esc(why)})", feed.frames_seen == 0
 
 
 def offer(call: OpenCall | None, ranks: tuple[Rank, ...], why_not: str = "") -> None:
@@ -2402,9 +2409,9 @@ def for_every_player() -> None:
     """What the page does for a player who cannot see it or uses no mouse, installed once a page and done again each
     time a run has drawn it whole (a new ``.cr-drawn`` mark):
     - buttons get the names a screen reader says (``data-spoken``: "Ben calls Cheat!", where the button says "Ben");
-    - a new verdict (with where cards not laid as claimed went), a play and the turn when they change, and a call's
-      cards as they are tapped in are said through a live region, as the voice says them to the table (the voice is
-      off, or missing, in many browsers);
+    - a new verdict (with where cards not laid as claimed went), a play and the turn when they change, a call's
+      cards as they are tapped in, and what the live camera says of a call once it has held a moment are said through
+      a live region, as the voice says them to the table (the voice is off, or missing, in many browsers);
     - what a tap did, said in a corner, goes once the game has moved on (``data-moment``: the sitting's events, and
       the call open with its cards):
       "Took back Dev's play." left up through the next plays read as if another play had been taken back. A toast is
@@ -2420,6 +2427,7 @@ def for_every_player() -> None:
   const FIRST = %s;
   let run = null, turn = null, verdicts = new Set(), keyboard = false, focused = null, told = new WeakSet();
   let spokenRun = null, spoken = [], ticks = 0, markSeen = null, markAt = 0, cards = "", lastPlay = "";
+  let camSeen = null, camSince = 0, camTold = new Set();
   // a log: each thing said is a line of its own, added, which a screen reader reads in turn; one text replaced
   // (two quick undos and a play within half a second) could be replaced before it was read
   const live = document.createElement("div");
@@ -2499,6 +2507,13 @@ def for_every_player() -> None:
   const tick = () => {
     const said = [];
     toasts(held);
+    // the camera's line during a call, once it has held for 1.5 s, and each line once a call: it is drawn five times
+    // a second, and every reading said as it came would drown the rest (a sure one gives its verdict before then)
+    const camline = document.querySelector(".cr-camline");
+    const camNow = camline ? camline.dataset.said || "" : null;
+    if (camNow === null) { camSeen = null; camTold.clear(); }
+    else if (camNow !== camSeen) { camSeen = camNow; camSince = Date.now(); }
+    else if (camNow && !camTold.has(camNow) && Date.now() - camSince >= 1500) { camTold.add(camNow); said.push(camNow); }
     const marks = document.querySelectorAll(".cr-drawn");
     const mark = marks[marks.length - 1];
     const drawing = document.querySelector('[data-stale="true"]') || (mark && mark.dataset.run !== run);

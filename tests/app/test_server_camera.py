@@ -577,3 +577,40 @@ def test_the_camera_button_puts_in_what_its_line_showed_and_never_a_guess_missin
     click(at, "use_reading")
     assert "The camera could not read every card" in " ".join(t.value for t in at.toast)
     assert "Revealed: none yet" in text(at) and _calls(db) == []
+
+
+def camline_said(at) -> str | None:
+    """What the camera's line gives a screen reader to say (``data-said``); None where there is no line."""
+    import html
+    import re
+
+    for block in at.markdown:
+        found = re.search(r"class='cr-sub cr-camline' data-said='([^']*)'", block.value)
+        if found:
+            return html.unescape(found.group(1))
+    return None
+
+
+def test_the_camera_line_gives_a_screen_reader_its_news_and_not_the_wait_for_the_cards(db, monkeypatch):
+    """A player who cannot see the screen was never told the camera is unsure, or what it guesses (the line is drawn
+    five times a second and not said). It is now given to the page's live region (said once it has held a moment), but
+    not "no card found in the picture yet", which every call begins with while the cards are still face down."""
+    from .test_camera import Unsure
+
+    monkeypatch.setenv("CHEAT_REFEREE_CAMERA", "server")
+    monkeypatch.setattr(camera, "ServerCamera", FeedCamera)
+    monkeypatch.setattr(FeedCamera, "made", [])
+    scripted_reader(monkeypatch, [()] * 3 + [Unsure((Rank.QUEEN, Rank.QUEEN))] * camera.WINDOW)
+    at = deal(open_app(), "Sam", "Maya")
+    click(at, "play_2")
+    click(at, "cheat_Maya")
+    assert camline_said(at) == "Camera reads: nothing yet (the camera has sent no picture yet)"
+    feed = FeedCamera.made[-1].feed
+    for _ in range(3):
+        feed.process(table())
+    at.run()
+    assert "no card found in the picture yet" in text(at) and camline_said(at) == ""
+    for _ in range(camera.WINDOW):
+        feed.process(table())
+    at.run()
+    assert camline_said(at) == "Camera is unsure (unsure of a card). Best guess: Q Q"
