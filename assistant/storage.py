@@ -197,9 +197,11 @@ def sitting_name(name: str) -> str:
 class SqliteStore:
     """Sittings in one SQLite file, written with full sync so an acknowledged event survives a crash.
 
-    ``created`` says whether opening it made a new, empty database (a first start, or a file that has gone)."""
+    ``created`` says whether opening it made a new, empty database (a first start, or a file that has gone).
+    ``read_only`` opens an existing file only to read it, as it is: a file of an older referee is not brought up to
+    date, so that listing or exporting a backup leaves it as the older referee (which refuses a newer file) needs it."""
 
-    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+    def __init__(self, path: str | os.PathLike[str] | None = None, read_only: bool = False) -> None:
         self.path = Path(path) if path is not None else default_db_path()
         self._db: sqlite3.Connection | None = None
         self._identity: tuple[int, int] | None = None  # the file's device and inode, once it is open
@@ -216,7 +218,7 @@ class SqliteStore:
             self.created = not self.path.exists()
             self.path.parent.mkdir(parents=True, exist_ok=True)
             ready = self._probe()
-            self.read_only = self._cannot_write()
+            self.read_only = (read_only and not self.created) or self._cannot_write()
             self._db = self._read_only_connection() if self.read_only else sqlite3.connect(
                 self.path, isolation_level=None, timeout=BUSY_MS / 1000, check_same_thread=False)
             if not ready:

@@ -256,6 +256,31 @@ def test_import_export_and_list_sittings_from_the_command_line(tmp_path):
     assert (tmp_path / "friday.csv").read_bytes().startswith(b"\xef\xbb\xbfgame,")
 
 
+@pytest.mark.parametrize("mark", [[], ["PRAGMA application_id = 1128813126", "PRAGMA user_version = 1"]],
+                         ids=["unmarked", "version 1"])
+def test_listing_and_exporting_an_older_database_leave_it_as_it_was(tmp_path, mark):
+    """`sittings` and `export` only read: they brought an older referee's file up to date (the open calls' table, the
+    mark, write-ahead mode), which the older referee then refused as newer, when a backup was only listed."""
+    from assistant import NewGame
+    from assistant.events import to_dict
+
+    path = tmp_path / "backup.sqlite3"
+    raw = sqlite3.connect(path)
+    for statement in [*mark, "CREATE TABLE sittings (id INTEGER PRIMARY KEY, name TEXT NOT NULL, created TEXT NOT NULL)",
+                      "CREATE TABLE events (sitting_id, seq, body, recorded)",
+                      "CREATE TABLE games (sitting_id, number, kind, players, places, tracked)",
+                      "INSERT INTO sittings (name, created) VALUES ('Friday', '2026-11-27')"]:
+        raw.execute(statement)
+    raw.execute("INSERT INTO events VALUES (1, 0, ?, '2026-11-27')", (json.dumps(to_dict(NewGame(("Ann", "Ben")))),))
+    raw.commit()
+    raw.close()
+    before = path.read_bytes()
+    assert run_cli("sittings", "--db", str(path)).stdout.split("\t")[:2] == ["1", "Friday"]
+    assert json.loads(run_cli("export", "1", "--db", str(path)).stdout) == {"event": "new_game", "players": ["Ann", "Ben"]}
+    assert run_cli("export", "1", "--csv", "--db", str(path)).stdout.startswith("game,")
+    assert path.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["backup.sqlite3"]
+
+
 def test_importing_a_bad_transcript_names_the_line_and_stores_nothing(tmp_path):
     db = str(tmp_path / "r.sqlite3")
     transcript = tmp_path / "in.jsonl"
