@@ -5,14 +5,25 @@ want="${1:-app}"
 python="${PYTHON:-python3}"
 stamp=".venv/.installed-$want"
 
-# What the install depends on: the project's metadata (not the file's date, which a checkout or a pull changes
-# without changing a dependency), and which extra.
+# What the install of $1 (app or test) depends on: the project's metadata (not the file's date, which a checkout or a
+# pull changes without changing a dependency), and which extra.
 wanted_install() {
-    .venv/bin/python - "$want" <<'PY'
+    .venv/bin/python - "$1" <<'PY'
 import hashlib, sys, tomllib
 meta = tomllib.load(open("pyproject.toml", "rb"))
 print(hashlib.sha256(repr((meta.get("project"), meta.get("build-system"), sys.argv[1])).encode()).hexdigest())
 PY
+}
+
+# Whether the install of $1 in .venv is the one the project wants now.
+installed() {
+    [ -f ".venv/.installed-$1" ] && [ "$(cat ".venv/.installed-$1")" = "$(wanted_install "$1")" ]
+}
+
+# Whether the referee itself is in .venv, as the install of $want or of the tests (which installs all the app needs
+# too): ./run.sh after ./test.sh, offline, went to the internet for the app's install and did not start.
+app_installed_once() {
+    [ -f "$stamp" ] || { [ "$want" = app ] && [ -f .venv/.installed-test ]; }
 }
 
 # Whether the Python named by $1 runs and is 3.11 or newer.
@@ -39,13 +50,13 @@ if [ ! -x .venv/bin/python ] || ! new_enough .venv/bin/python; then
         exit 1
     fi
 fi
-if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$(wanted_install)" ]; then
+if ! installed "$want" && ! { [ "$want" = app ] && installed test; }; then
     extra=""
     [ "$want" = test ] && extra="[test]"
     echo "Installing the packages into .venv ..."
     if .venv/bin/python -m pip install --disable-pip-version-check -q -e ".$extra"; then
-        wanted_install > "$stamp"
-    elif [ -f "$stamp" ]; then
+        wanted_install "$want" > "$stamp"
+    elif app_installed_once; then
         echo "Could not update the packages (offline?): going on with those already in .venv." >&2
     else
         echo "Could not install the packages into .venv (see pip's message above): connect to the internet" >&2
