@@ -329,16 +329,33 @@ def button(where, label: str, *, on_click: Callable, args: tuple = (), spoken: s
     name = spoken or (settings.get("help") if not label else None)
     if name:
         st.session_state.setdefault("_spoken", {})[key] = name
-    pressed = where.button(label, on_click=_tapped, args=(key, on_click, args), **settings)
+    pressed = where.button(label, on_click=_tapped, args=(key, on_click, args, object()), **settings)
     # a disabled button's callback is dropped on purpose (it was disabled when tapped)
     if pressed and not settings.get("disabled") and key not in st.session_state.get("_tapped_this_run", ()):
         st.session_state["_late_tap"] = (on_click, args)
         st.rerun()
 
 
-def _tapped(key: str, action: Callable, args: tuple) -> None:
-    # a set: two buttons tapped while one run was busy both run their callbacks before the next run
-    st.session_state.setdefault("_tapped", set()).add(key)
+#: Seconds within which Streamlit's second dispatch of one tap is dropped (:func:`_tapped`); 16 ms apart when seen.
+REPEATED_DISPATCH_S = 1.0
+
+
+def _tapped(key: str, action: Callable, args: tuple, drawing: object) -> None:
+    """A button's callback: its action, once a tap. Streamlit can dispatch one tap's callback twice, 16 ms apart, when a
+    rerun request arrives as its callbacks run (seen once in six Cancels during a camera's call, after its source was
+    changed): the second Cancel found the call gone and said "Another window cancelled Ben's call ... Your tap was not
+    recorded". Both dispatches carry the ``drawing`` token the button was drawn with; a real second tap reaches a
+    button drawn again, with a new one (a tap on a page not yet drawn again is held in the browser: guard_taps)."""
+    ss, now = st.session_state, time.monotonic()
+    # a set: two buttons tapped while one run was busy both run their callbacks before the next run. Noted for a
+    # second dispatch too: its button reads as pressed in this run, and its action ran (run_late_tap)
+    ss.setdefault("_tapped", set()).add(key)
+    # by the token's id, kept with the token itself (an id is unique only while its object lives)
+    dispatched = {i: (token, at) for i, (token, at) in ss.get("_dispatched", {}).items() if now - at < REPEATED_DISPATCH_S}
+    ss["_dispatched"] = dispatched
+    if id(drawing) in dispatched:
+        return
+    dispatched[id(drawing)] = (drawing, now)
     action(*args)
 
 
@@ -732,6 +749,8 @@ def sidebar(store: SqliteStore, sittings, chosen) -> None:
             voice_check()
         default_source = os.environ.get("CHEAT_REFEREE_CAMERA", "live")
         if default_source not in CAMERA_SOURCES:
+            st.warning(f"CHEAT_REFEREE_CAMERA={default_source!r} is none of {', '.join(CAMERA_SOURCES)}: the live camera "
+                       "is chosen first instead.")
             default_source = "live"
         st.radio("Camera", list(CAMERA_SOURCES), format_func=CAMERA_SOURCES.get,
                  key=from_address("camera_source", default_source))

@@ -246,6 +246,31 @@ def test_cancel_a_call(db):
     assert any(b.key == "cheat_Maya" for b in at.button)
 
 
+def test_a_tap_whose_callback_streamlit_dispatches_twice_acts_once_and_says_nothing_more(db, monkeypatch):
+    """Streamlit dispatched one tap on Cancel twice, 16 ms apart (a rerun request arrived as its callback ran, in a
+    browser during a camera's call): the second found the call gone and said "Another window cancelled Maya's call
+    ... Your tap was not recorded" in a window that was alone. Here every tap's callbacks are dispatched twice, as
+    then; a tap on the button drawn again (a real second tap) still acts."""
+    from streamlit.runtime.state.session_state import SessionState
+
+    dispatch = SessionState._call_callbacks
+
+    def twice(self, **kwargs) -> None:
+        dispatch(self, **kwargs)
+        dispatch(self, **kwargs)
+
+    at = deal(open_app(), "Sam", "Maya", "Leo")
+    monkeypatch.setattr(SessionState, "_call_callbacks", twice)
+    click(at, "play_2")
+    assert len(stored_state(db).sitting.log) == 2 and refusals(at) == [], refusals(at)
+    click(at, "cheat_Maya")
+    click(at, "cancel_call")
+    assert stored_call(db) is None and refusals(at) == [] and not at.toast, [t.value for t in at.toast]
+    click(at, "undo")
+    click(at, "undo")  # drawn again: a second tap, which takes back the deal
+    assert stored_state(db).state.game is None and refusals(at) == [], refusals(at)
+
+
 def test_undo_every_action(db):
     at = deal(open_app(), "Sam", "Maya", "Leo")
     click(at, "play_3")

@@ -614,3 +614,13 @@ def test_the_camera_line_gives_a_screen_reader_its_news_and_not_the_wait_for_the
         feed.process(table())
     at.run()
     assert camline_said(at) == "Camera is unsure (unsure of a card). Best guess: Q Q"
+
+
+def test_a_camera_setting_the_app_does_not_know_is_said_and_the_live_camera_chosen(db, monkeypatch):
+    """CHEAT_REFEREE_CAMERA=usb (for "server") fell back to the live camera without a word."""
+    monkeypatch.setenv("CHEAT_REFEREE_CAMERA", "usb")
+    at = open_app()
+    assert not at.exception
+    assert any("CHEAT_REFEREE_CAMERA='usb' is none of live, snapshot, upload, server, none" in w.value
+               for w in at.sidebar.warning), [w.value for w in at.sidebar.warning]
+    assert at.radio(key="camera_source").value == "live"
