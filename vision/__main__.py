@@ -1,7 +1,8 @@
 """``python -m vision read [--json] [--show OUT.png] IMAGE...``
 
 For each image, in the order given: with ``--json`` one JSON object per line,
-``{"image", "cards": [{"rank", "suit", "confidence", "box"}], "count", "abstain"}``; a file that cannot be
+``{"image", "cards": [{"rank", "suit", "confidence", "box"}], "count", "abstain"}``, with ``"reasons"`` (why, in
+words, as the summary gives them) where it abstains; a file that cannot be
 read gets ``{"image": path, "error": "why"}`` and the others are still read; the exit status is 1 at the
 end if any failed. Without ``--json`` a readable summary per image. ``--show OUT.png`` draws the boxes and
 ranks onto the picture (with several images: OUT-1.png, OUT-2.png, ... in order, each said as it is written);
@@ -93,7 +94,7 @@ def cmd_read(a) -> int:
                 print(f"{path}: ERROR {why}", flush=True)
             continue
         if a.json:
-            print(json.dumps(det.to_json(path)), flush=True)
+            print(json.dumps(det.to_json(path, reasons=bool(det.abstain))), flush=True)
         else:
             print(f"{path}: {det.summary()}", flush=True)
         if a.show:

@@ -281,12 +281,24 @@ def test_cli_json_keeps_order_and_reports_errors(tmp_path):
     assert "error" in lines[1] and "not a readable image" in lines[1]["error"]
     assert "error" in lines[2] and "no such file" in lines[2]["error"]
     for x in (lines[0], lines[3]):
-        assert set(x) == {"image", "cards", "count", "abstain"}
+        assert set(x) == {"image", "cards", "count", "abstain"} | ({"reasons"} if x["abstain"] else set())
         assert x["count"] == len(x["cards"])
         for c in x["cards"]:
             assert set(c) == {"rank", "suit", "confidence", "box"}
             assert c["rank"] in [r.value for r in Rank]
     assert lines[0] == lines[3]
+
+
+def test_cli_json_says_why_it_abstains(tmp_path):
+    """The summary line said why the reader was unsure, and the JSON gave only ``"abstain": true``."""
+    blank = tmp_path / "table.png"
+    cv2.imwrite(str(blank), np.full((480, 640, 3), (40, 110, 40), np.uint8))
+    golden = next(c for c in CASES if c.get("golden"))
+    r = _cli("--json", str(blank), str(DATA / golden["image"]))
+    unsure, sure = (json.loads(x) for x in r.stdout.splitlines())
+    assert unsure["abstain"] and unsure["reasons"] == ["no card index found"], unsure
+    assert not sure["abstain"] and "reasons" not in sure
+    assert "[UNSURE, the table decides: no card index found]" in _cli(str(blank)).stdout
 
 
 def test_cli_piped_into_a_reader_that_stops_early_ends_without_a_traceback():
