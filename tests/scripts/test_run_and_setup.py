@@ -99,3 +99,20 @@ def test_a_port_in_use_is_said_to_be_taken_with_the_next_one_to_try(copy):
         started = run(copy, "./run.sh", CHEAT_REFEREE_PORT=str(port))
     assert started.returncode == 1 and "streamlit run" not in started.stdout
     assert f"Port {port} is taken" in started.stderr and f"CHEAT_REFEREE_PORT={port + 1} ./run.sh" in started.stderr
+
+
+def test_a_referee_open_to_the_network_says_its_addresses_and_passes_a_certificate_to_streamlit(copy):
+    """With CHEAT_REFEREE_ADDRESS=0.0.0.0 the only address said was http://localhost, which a phone cannot open; a
+    phone's browser needs HTTPS for the camera, given to streamlit as options after ./run.sh."""
+    (copy / ".venv/.installed-app").write_text("")
+    _script(copy / "tools" / "hostname", "#!/bin/sh\necho 192.0.2.44 fd00::44\n")
+    with socket.socket() as free:
+        free.bind(("0.0.0.0", 0))
+        port = free.getsockname()[1]
+    started = run(copy, "./run.sh --server.sslCertFile cert.pem --server.sslKeyFile key.pem",
+                  CHEAT_REFEREE_ADDRESS="0.0.0.0", CHEAT_REFEREE_PORT=str(port))
+    assert started.returncode == 0, started.stderr
+    assert f"open https://localhost:{port}" in started.stdout
+    assert f"on this network: https://192.0.2.44:{port}" in started.stdout and "fd00" not in started.stdout
+    assert "--server.address 0.0.0.0" in started.stdout
+    assert started.stdout.rstrip().endswith("--server.sslCertFile cert.pem --server.sslKeyFile key.pem")
