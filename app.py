@@ -336,27 +336,40 @@ def button(where, label: str, *, on_click: Callable, args: tuple = (), spoken: s
         st.rerun()
 
 
-#: Seconds within which Streamlit's second dispatch of one tap is dropped (:func:`_tapped`); 16 ms apart when seen.
+#: Seconds after a tap's action within which Streamlit's second dispatch of that tap is dropped (:func:`_tapped`);
+#: 16 ms apart when seen.
 REPEATED_DISPATCH_S = 1.0
+#: The buttons whose every tap counts, even one made before the page was drawn again: K tapped twice is two kings.
+EVERY_TAP_COUNTS = ("reveal_add_", "reveal_back")
 
 
 def _tapped(key: str, action: Callable, args: tuple, drawing: object) -> None:
-    """A button's callback: its action, once a tap. Streamlit can dispatch one tap's callback twice, 16 ms apart, when a
-    rerun request arrives as its callbacks run (seen once in six Cancels during a camera's call, after its source was
-    changed): the second Cancel found the call gone and said "Another window cancelled Ben's call ... Your tap was not
-    recorded". Both dispatches carry the ``drawing`` token the button was drawn with; a real second tap reaches a
-    button drawn again, with a new one (a tap on a page not yet drawn again is held in the browser: guard_taps)."""
-    ss, now = st.session_state, time.monotonic()
+    """A button's callback: its action, once a tap. Streamlit can dispatch one tap's callback twice, 16 ms apart (seen
+    once in six Cancels during a camera's call, after its source was changed): the second Cancel found the call gone
+    and said "Another window cancelled Ben's call ... Your tap was not recorded". Both dispatches carry the ``drawing``
+    token the button was drawn with, and a second one within REPEATED_DISPATCH_S of the first's end is dropped.
+
+    A real second tap on a button not drawn again yet (its first run cut short by the second tap) carries the same
+    token: it is dropped too, where the referee would refuse it anyway (it was made on the screen as it stood before
+    the first; the browser holds it, guard_taps). The revealed cards' buttons are left out: there each tap counts, and
+    a second K tapped before K was drawn again is a second king."""
+    ss = st.session_state
     # a set: two buttons tapped while one run was busy both run their callbacks before the next run. Noted for a
     # second dispatch too: its button reads as pressed in this run, and its action ran (run_late_tap)
     ss.setdefault("_tapped", set()).add(key)
-    # by the token's id, kept with the token itself (an id is unique only while its object lives)
-    dispatched = {i: (token, at) for i, (token, at) in ss.get("_dispatched", {}).items() if now - at < REPEATED_DISPATCH_S}
-    ss["_dispatched"] = dispatched
-    if id(drawing) in dispatched:
+    if key.startswith(EVERY_TAP_COUNTS):
+        action(*args)
         return
-    dispatched[id(drawing)] = (drawing, now)
-    action(*args)
+    # by the token's id, kept with the token itself (an id is unique only while its object lives)
+    now = time.monotonic()
+    done = {i: (token, at) for i, (token, at) in ss.get("_dispatched", {}).items() if now - at < REPEATED_DISPATCH_S}
+    ss["_dispatched"] = done
+    if id(drawing) in done:
+        return
+    try:
+        action(*args)
+    finally:  # timed from the action's end: a slow write (another referee holding the file) is not taken twice
+        done[id(drawing)] = (drawing, time.monotonic())
 
 
 def run_late_tap() -> None:

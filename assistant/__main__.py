@@ -48,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "import":
         return _import(args)
     try:
-        store = SqliteStore(_existing(args.db), read_only=True)  # listed or exported, a file stays as it was
+        store = SqliteStore(_existing(args.db), as_it_is=True)  # listed or exported, a file stays as it was
         if args.command == "sittings":
             sittings = store.sittings()
             out = "".join(f"{info.id}\t{info.name}\t{info.created}\t{_events(info.events)}\n" for info in sittings)

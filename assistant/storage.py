@@ -198,10 +198,12 @@ class SqliteStore:
     """Sittings in one SQLite file, written with full sync so an acknowledged event survives a crash.
 
     ``created`` says whether opening it made a new, empty database (a first start, or a file that has gone).
-    ``read_only`` opens an existing file only to read it, as it is: a file of an older referee is not brought up to
-    date, so that listing or exporting a backup leaves it as the older referee (which refuses a newer file) needs it."""
+    ``as_it_is`` opens an existing file to read it as it is: a file of an older referee is not brought up to date (no
+    table added, no mark, its journal mode kept), so that listing or exporting a backup leaves it as the older referee
+    (which refuses a newer file) needs it. It is still read through a connection that may write where the file may be
+    written: a read-only connection to a file in write-ahead mode leaves its ``-wal`` and ``-shm`` beside it."""
 
-    def __init__(self, path: str | os.PathLike[str] | None = None, read_only: bool = False) -> None:
+    def __init__(self, path: str | os.PathLike[str] | None = None, as_it_is: bool = False) -> None:
         self.path = Path(path) if path is not None else default_db_path()
         self._db: sqlite3.Connection | None = None
         self._identity: tuple[int, int] | None = None  # the file's device and inode, once it is open
@@ -218,12 +220,13 @@ class SqliteStore:
             self.created = not self.path.exists()
             self.path.parent.mkdir(parents=True, exist_ok=True)
             ready = self._probe()
-            self.read_only = (read_only and not self.created) or self._cannot_write()
+            self.read_only = self._cannot_write()
             self._db = self._read_only_connection() if self.read_only else sqlite3.connect(
                 self.path, isolation_level=None, timeout=BUSY_MS / 1000, check_same_thread=False)
-            if not ready:
+            as_it_is = as_it_is and not self.created
+            if not ready and not as_it_is:
                 self._claim_unless_read_only()
-            if not self.read_only:  # a read-only file stays in the journal mode it has: switching writes
+            if not (self.read_only or as_it_is):  # a read-only file stays in the journal mode it has: switching writes
                 self._use_wal()
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.execute("PRAGMA foreign_keys=ON")

@@ -271,6 +271,22 @@ def test_a_tap_whose_callback_streamlit_dispatches_twice_acts_once_and_says_noth
     assert stored_state(db).state.game is None and refusals(at) == [], refusals(at)
 
 
+def test_a_second_k_tapped_before_k_was_drawn_again_is_a_second_king(db):
+    """A second tap that cuts the first tap's run short reaches a button not drawn again yet, with the callback it was
+    drawn with, as a second dispatch of one tap does: on the revealed cards' buttons it counts (K twice is two kings,
+    which the dropping of second dispatches had made one)."""
+    at = deal(open_app(), "Sam", "Maya")
+    click(at, "play_2")
+    click(at, "cheat_Maya")
+    widgets = at._session_state._state._new_widget_state
+    king = next(w for w in widgets.widget_metadata if w.endswith("-reveal_add_K"))
+    as_drawn = widgets.widget_metadata[king]
+    click(at, "reveal_add_K")
+    widgets.widget_metadata[king] = as_drawn  # the run cut short before K was drawn again
+    click(at, "reveal_add_K")
+    assert revealed(db) == ["K", "K"]
+
+
 def test_undo_every_action(db):
     at = deal(open_app(), "Sam", "Maya", "Leo")
     click(at, "play_3")

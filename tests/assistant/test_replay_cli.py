@@ -281,6 +281,20 @@ def test_listing_and_exporting_an_older_database_leave_it_as_it_was(tmp_path, ma
     assert path.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["backup.sqlite3"]
 
 
+def test_listing_and_exporting_a_database_in_write_ahead_mode_leaves_no_journal_files_beside_it(tmp_path):
+    """Read through a read-only connection, a file in write-ahead mode kept the ``-wal`` and ``-shm`` that reading it
+    makes: a backup folder listed gained two files."""
+    path = tmp_path / "r.sqlite3"
+    transcript = tmp_path / "in.jsonl"
+    transcript.write_text(json.dumps({"event": "new_game", "players": ["Ann", "Ben"]}) + "\n")
+    assert run_cli("import", str(transcript), "--name", "Friday", "--db", str(path)).returncode == 0
+    transcript.unlink()
+    before = path.read_bytes()
+    assert run_cli("sittings", "--db", str(path)).stdout.split("\t")[:2] == ["1", "Friday"]
+    assert run_cli("export", "1", "--db", str(path)).returncode == 0
+    assert path.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["r.sqlite3"]
+
+
 def test_importing_a_bad_transcript_names_the_line_and_stores_nothing(tmp_path):
     db = str(tmp_path / "r.sqlite3")
     transcript = tmp_path / "in.jsonl"
