@@ -40,9 +40,26 @@ scheme=http
 case " $* " in *--server.sslCertFile*) scheme=https ;; esac
 echo "Cheat Referee: open $scheme://localhost:$port (Ctrl+C here stops it)"
 if [ "$address" = 0.0.0.0 ]; then  # the addresses a phone or tablet on the same network opens
-    for ip in $(hostname -I 2>/dev/null || true); do
-        case "$ip" in *:*) ;; *) echo "  on this network: $scheme://$ip:$port" ;; esac
-    done
+    .venv/bin/python - "$scheme" "$port" <<'PY'
+import socket, subprocess, sys
+scheme, port = sys.argv[1:]
+try:  # every address (Linux); elsewhere (macOS, busybox) the one of the way out
+    found = subprocess.run(["hostname", "-I"], capture_output=True, text=True, timeout=5).stdout.split()
+except (OSError, subprocess.SubprocessError):
+    found = []
+if not found:
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:  # sends nothing: it only picks a route
+            probe.connect(("192.0.2.1", 9))
+            found = [probe.getsockname()[0]]
+    except OSError:
+        pass
+found = [ip for ip in found if ":" not in ip and not ip.startswith("127.")]
+for ip in found:
+    print(f"  on this network: {scheme}://{ip}:{port}")
+if not found:
+    print(f"  on this network: {scheme}://THIS-COMPUTER'S-ADDRESS:{port} (its network settings show the address)")
+PY
 fi
 exec .venv/bin/streamlit run app.py --server.address "$address" \
     --server.port "$port" --server.headless true --browser.gatherUsageStats false --client.toolbarMode minimal "$@"

@@ -116,3 +116,15 @@ def test_a_referee_open_to_the_network_says_its_addresses_and_passes_a_certifica
     assert f"on this network: https://192.0.2.44:{port}" in started.stdout and "fd00" not in started.stdout
     assert "--server.address 0.0.0.0" in started.stdout
     assert started.stdout.rstrip().endswith("--server.sslCertFile cert.pem --server.sslKeyFile key.pem")
+
+
+def test_without_hostname_i_a_referee_open_to_the_network_still_says_an_address(copy):
+    """macOS and busybox have no `hostname -I`: only http://localhost was said there."""
+    (copy / ".venv/.installed-app").write_text("")
+    _script(copy / "tools" / "hostname", "#!/bin/sh\nexit 1\n")
+    with socket.socket() as free:
+        free.bind(("0.0.0.0", 0))
+        port = free.getsockname()[1]
+    started = run(copy, "./run.sh", CHEAT_REFEREE_ADDRESS="0.0.0.0", CHEAT_REFEREE_PORT=str(port))
+    assert started.returncode == 0, started.stderr
+    assert "  on this network: http://" in started.stdout and f":{port}" in started.stdout.splitlines()[1], started.stdout
