@@ -411,8 +411,14 @@ class SqliteStore:
         of them all, and so hid every sitting: counted sitting by sitting, one that cannot be counted is listed as
         empty, and opening it says what is wrong."""
         rows = []
-        for i, name, created in self._read("SELECT id, CAST(name AS BLOB), CAST(created AS BLOB) FROM sittings "
-                                           "ORDER BY id"):
+        try:
+            listed = self._db.execute("SELECT id, CAST(name AS BLOB), CAST(created AS BLOB) FROM sittings "
+                                      "ORDER BY id").fetchall()
+        except sqlite3.Error as error:
+            if not _damaged(error):
+                raise self._unreadable(error) from None
+            listed = self._sittings_row_by_row()
+        for i, name, created in listed:
             try:
                 n, last = self._db.execute("SELECT COUNT(*), CAST(MAX(recorded) AS BLOB) FROM events "
                                            "WHERE sitting_id = ?", (i,)).fetchone()
@@ -422,6 +428,32 @@ class SqliteStore:
                 n, last = 0, None
             rows.append((i, name, created, n, last))
         return rows
+
+    def _sittings_row_by_row(self) -> list[tuple]:
+        """The sittings where a damaged disk page of the sittings table itself stops its reading whole, which hid every
+        sitting: each looked up by its number, from 1 to the highest (sittings are numbered in turn and never
+        deleted) and every number the events name. A sitting whose own row lies on the damaged page is listed under
+        a name that cannot be read; opening it says the file is damaged. The others open as before."""
+        numbers: set[int] = set()
+        for query in ("SELECT MAX(id) FROM sittings", "SELECT DISTINCT sitting_id FROM events"):
+            try:
+                found = [n for (n,) in self._db.execute(query).fetchall() if isinstance(n, int)]
+            except sqlite3.Error as error:
+                if not _damaged(error):
+                    raise self._unreadable(error) from None
+                continue
+            numbers |= set(range(1, max(found, default=0) + 1)) if "MAX" in query else set(found)
+        listed = []
+        for i in sorted(numbers):
+            try:
+                row = self._db.execute("SELECT CAST(name AS BLOB), CAST(created AS BLOB) FROM sittings WHERE id = ?",
+                                       (i,)).fetchone()
+            except sqlite3.Error as error:
+                if not _damaged(error):
+                    raise self._unreadable(error) from None
+                row = (None, None)
+            listed.append((i, *(row or (None, None))))
+        return listed
 
     def create_sitting(self, name: str, events: Sequence[Event] = (), rows: Sequence[GameResult] = ()) -> SittingInfo:
         """A new sitting, with ``events`` (an imported transcript) and the match table's ``rows`` they lead to

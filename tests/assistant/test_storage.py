@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import os
 import sqlite3
 import subprocess
@@ -257,6 +258,36 @@ def test_a_damaged_page_of_one_sittings_events_hides_no_other_sitting(tmp_path):
     assert len(Referee(store, saturday.sitting_id).sitting.log) == 150
     with pytest.raises(StorageError, match="malformed .part of the file is damaged: restore a backup"):
         Referee(store, friday.sitting_id)
+
+
+def test_a_damaged_page_of_the_sittings_table_hides_only_the_sittings_on_it(tmp_path):
+    """One damaged disk page among the sittings' own rows stopped their listing, and so hid every sitting and every
+    game. The sittings are now looked up one by one: those on the page are listed under a name that cannot be read
+    and say the file is damaged when opened; the others open with their games."""
+    path = tmp_path / "r.sqlite3"
+    store = SqliteStore(path)
+    for n in range(1, 301):
+        store.create_sitting(f"Sitting {n:03d} " + "x" * 60)
+    kept = Referee(store, 300)
+    kept.record(Winner("Ann", players=("Ann", "Ben")))
+    store.close()
+    data, page = bytearray(path.read_bytes()), 4096
+    names_only = [i for i in range(1, len(data) // page) if data[i * page:(i + 1) * page].count(b"x" * 60) > 20]
+    assert len(names_only) > 2, "the sittings' rows fill several pages"
+    damaged = names_only[1]
+    on_it = {int(m) for m in re.findall(rb"Sitting (\d{3}) ", bytes(data[damaged * page:(damaged + 1) * page]))}
+    header = damaged * page
+    data[header + 3:header + 5] = b"\xff\xff"  # the page's count of cells: 65,535
+    path.write_bytes(bytes(data))
+    store = SqliteStore(path)
+    listed = store.sittings()
+    assert [info.id for info in listed] == list(range(1, 301)), "every sitting is listed"
+    unreadable = {info.id for info in listed if info.name == "(a name that cannot be read)"}
+    assert unreadable and unreadable <= on_it and 300 not in unreadable
+    assert listed[0].name.startswith("Sitting 001") and listed[299].events == 1
+    assert [row.winner for row in Referee(store, 300).state.table.rows] == ["Ann"]
+    with pytest.raises(StorageError, match="malformed .part of the file is damaged: restore a backup"):
+        Referee(store, min(unreadable))
 
 
 def test_a_sitting_number_beyond_sqlite_is_no_sitting(tmp_path):
