@@ -145,7 +145,8 @@ def read_transcript(lines: Iterable[str | bytes]) -> Iterator[tuple[int, Event]]
         except _TooLong as error:
             raise TranscriptError(number, str(error)) from None
         except json.JSONDecodeError as error:
-            raise TranscriptError(number, f"not valid JSON ({error.msg}{_unseen(text)})") from None
+            raise TranscriptError(number, f"not valid JSON at column {error.colno}: {_json_fault(error)}"
+                                          f"{_unseen(text)}") from None
         except RecursionError:
             raise TranscriptError(number, "not valid JSON (nested too deeply)") from None
         try:
@@ -186,6 +187,29 @@ def _finite(digits: str) -> float:
 
 #: One decoder for every line (``json.loads`` with options builds a new one each call: a fifth of a replay's time).
 _DECODER = json.JSONDecoder(parse_constant=_not_json, parse_int=_whole_number, parse_float=_finite)
+
+
+#: Python's words for what is wrong with a line of JSON, as a player who edited a transcript by hand reads them.
+_JSON_FAULTS = {
+    "Expecting value": "a value was expected",
+    "Expecting property name enclosed in double quotes": "a field's name in double quotes was expected",
+    "Expecting ',' delimiter": "a comma was expected",
+    "Expecting ':' delimiter": "a colon was expected after a field's name",
+    "Unterminated string starting at": "a text in double quotes is not closed",
+    "Extra data": "more follows the event, which ends before it (one event a line)",
+    "Invalid \\escape": "a backslash that JSON does not know in a text",
+    "Invalid \\uXXXX escape": "a backslash that JSON does not know in a text",
+}
+
+
+def _json_fault(error: json.JSONDecodeError) -> str:
+    """What is wrong with a line of JSON, in words: Python's ended "Invalid control character at" (its position
+    said apart), and a text left open at the line's end was said to hold a control character (the line break)."""
+    if error.msg == "Invalid control character at":
+        if error.doc[error.pos:error.pos + 1] in ("\r", "\n"):
+            return "a text in double quotes is not closed before the line's end"
+        return "a control character (a tab or a line break) inside a text in double quotes"
+    return _JSON_FAULTS.get(error.msg, error.msg)
 
 
 def _unseen(text: str) -> str:

@@ -74,7 +74,12 @@ def test_a_call_is_reported_as_last_call(tmp_path):
 @pytest.mark.parametrize(
     "line, reason",
     [
-        ("{not json", "line 3: not valid JSON"),
+        ("{not json", "line 3: not valid JSON at column 2: a field's name in double quotes was expected"),
+        ('{"event": "play", "player": "Ben", "count": 1,}',  # a comma too many, which JSON does not allow
+         "line 3: not valid JSON at column 47: a field's name in double quotes was expected"),
+        ('{"event": "play" "player": "Ben", "count": 1}', "line 3: not valid JSON at column 18: a comma was expected"),
+        ('{"event": "pass", "player": "Ben"} {"event": "pass", "player": "Cara"}',
+         "line 3: not valid JSON at column 36: more follows the event, which ends before it (one event a line)"),
         ({"event": "shuffle"}, "line 3: unknown event \"shuffle\""),
         ({"event": ["play"]}, "line 3: unknown event [\"play\"]"),
         ({"event": True}, "line 3: unknown event true"),  # the file's spelling, not Python's True
@@ -105,17 +110,19 @@ def test_a_call_is_reported_as_last_call(tmp_path):
         # two files joined, each with its byte order mark; a NUL; a zero-width space in a word JSON knows: the line
         # looked right, and "Expecting value" said why
         ('\ufeff{"event": "play", "player": "Ben", "count": 1}',
-         "line 3: not valid JSON (Expecting value; the line holds the unseen character U+FEFF at column 1)"),
+         "line 3: not valid JSON at column 1: a value was expected; the line holds the unseen character U+FEFF at "
+         "column 1"),
         ('{"event": "play", "player": "Ben",\x00 "count": 1}',
-         "line 3: not valid JSON (Expecting property name enclosed in double quotes; the line holds the unseen "
-         "character U+0000 at column 35)"),
+         "line 3: not valid JSON at column 35: a field's name in double quotes was expected; the line holds the "
+         "unseen character U+0000 at column 35"),
         ('{"event": "pass", "player": "Ben", "note": tr\u200bue}',
-         "line 3: not valid JSON (Expecting value; the line holds the unseen character U+200B at column 46)"),
+         "line 3: not valid JSON at column 44: a value was expected; the line holds the unseen character U+200B at "
+         "column 46"),
         # a string left open before the line's end: JSON stops at the line break, which is not the fault
         ('{"event": "play", "player": "Ben", "count": 1, "rank": "A',
-         "line 3: not valid JSON (Invalid control character at)"),
+         "line 3: not valid JSON at column 58: a text in double quotes is not closed before the line's end"),
         ('{"event": "play", "player": "Ben", "count": 1, "rank": "A\r',
-         "line 3: not valid JSON (Invalid control character at)"),
+         "line 3: not valid JSON at column 58: a text in double quotes is not closed before the line's end"),
     ],
 )
 def test_the_first_illegal_line_is_named_on_stderr_with_exit_2(tmp_path, line, reason):
