@@ -336,35 +336,36 @@ def button(where, label: str, *, on_click: Callable, args: tuple = (), spoken: s
         st.rerun()
 
 
-#: Seconds after a tap's action within which Streamlit's second dispatch of that tap is dropped (:func:`_tapped`);
-#: 16 ms apart when seen.
+#: Seconds after a tap's action within which Streamlit's second dispatch of that tap is dropped (:func:`_tapped`).
+#: Seen 6 to 16 ms apart, in about one tap in forty during a camera's call (its line redrawn five times a second).
 REPEATED_DISPATCH_S = 1.0
-#: The buttons whose every tap counts, even one made before the page was drawn again: K tapped twice is two kings.
+#: The buttons whose every tap counts, even one made before the page was drawn again (K tapped twice is two kings),
+#: and the shorter time within which a second dispatch of theirs is dropped: a second tap comes later than that.
 EVERY_TAP_COUNTS = ("reveal_add_", "reveal_back")
+SAME_TAP_S = 0.05
 
 
 def _tapped(key: str, action: Callable, args: tuple, drawing: object) -> None:
-    """A button's callback: its action, once a tap. Streamlit can dispatch one tap's callback twice, 16 ms apart (seen
-    once in six Cancels during a camera's call, after its source was changed): the second Cancel found the call gone
-    and said "Another window cancelled Ben's call ... Your tap was not recorded". Both dispatches carry the ``drawing``
-    token the button was drawn with, and a second one within REPEATED_DISPATCH_S of the first's end is dropped.
+    """A button's callback: its action, once a tap. Streamlit can dispatch one tap's callback twice, 6 to 16 ms apart
+    (seen in about one tap in forty during a camera's call): the second Cancel found the call gone and said "Another
+    window cancelled Ben's call ... Your tap was not recorded", and a second dispatch of K would put in a king more.
+    Both dispatches carry the ``drawing`` token the button was drawn with, and a second one within
+    REPEATED_DISPATCH_S of the first's end is dropped.
 
     A real second tap on a button not drawn again yet (its first run cut short by the second tap) carries the same
     token: it is dropped too, where the referee would refuse it anyway (it was made on the screen as it stood before
-    the first; the browser holds it, guard_taps). The revealed cards' buttons are left out: there each tap counts, and
-    a second K tapped before K was drawn again is a second king."""
+    the first; the browser holds it, guard_taps). On the revealed cards' buttons each tap counts: there only a
+    dispatch within SAME_TAP_S of the first's end is taken for the same tap."""
     ss = st.session_state
     # a set: two buttons tapped while one run was busy both run their callbacks before the next run. Noted for a
     # second dispatch too: its button reads as pressed in this run, and its action ran (run_late_tap)
     ss.setdefault("_tapped", set()).add(key)
-    if key.startswith(EVERY_TAP_COUNTS):
-        action(*args)
-        return
+    within = SAME_TAP_S if key.startswith(EVERY_TAP_COUNTS) else REPEATED_DISPATCH_S
     # by the token's id, kept with the token itself (an id is unique only while its object lives)
     now = time.monotonic()
     done = {i: (token, at) for i, (token, at) in ss.get("_dispatched", {}).items() if now - at < REPEATED_DISPATCH_S}
     ss["_dispatched"] = done
-    if id(drawing) in done:
+    if id(drawing) in done and now - done[id(drawing)][1] < within:
         return
     try:
         action(*args)

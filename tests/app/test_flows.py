@@ -264,6 +264,11 @@ def test_a_tap_whose_callback_streamlit_dispatches_twice_acts_once_and_says_noth
     click(at, "play_2")
     assert len(stored_state(db).sitting.log) == 2 and refusals(at) == [], refusals(at)
     click(at, "cheat_Maya")
+    click(at, "reveal_add_K")
+    click(at, "reveal_add_K")  # a second tap: a second king; each dispatched twice
+    assert revealed(db) == ["K", "K"], "a king more for each second dispatch"
+    click(at, "reveal_back")
+    assert revealed(db) == ["K"]
     click(at, "cancel_call")
     assert stored_call(db) is None and refusals(at) == [] and not at.toast, [t.value for t in at.toast]
     click(at, "undo")
