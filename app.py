@@ -340,9 +340,10 @@ def button(where, label: str, *, on_click: Callable, args: tuple = (), spoken: s
 #: Seen 6 to 16 ms apart, in about one tap in forty during a camera's call (its line redrawn five times a second).
 REPEATED_DISPATCH_S = 1.0
 #: The buttons whose every tap counts, even one made before the page was drawn again (K tapped twice is two kings),
-#: and the shorter time within which a second dispatch of theirs is dropped: a second tap comes later than that.
+#: and the time from a tap's dispatch within which a second dispatch of theirs is the same tap: a person's second tap
+#: comes later (a double tap 90 ms apart reached the referee 100 to 250 ms after the first, in Chromium).
 EVERY_TAP_COUNTS = ("reveal_add_", "reveal_back")
-SAME_TAP_S = 0.05
+SAME_TAP_S = 0.04
 
 
 def _tapped(key: str, action: Callable, args: tuple, drawing: object) -> None:
@@ -354,23 +355,25 @@ def _tapped(key: str, action: Callable, args: tuple, drawing: object) -> None:
 
     A real second tap on a button not drawn again yet (its first run cut short by the second tap) carries the same
     token: it is dropped too, where the referee would refuse it anyway (it was made on the screen as it stood before
-    the first; the browser holds it, guard_taps). On the revealed cards' buttons each tap counts: there only a
-    dispatch within SAME_TAP_S of the first's end is taken for the same tap."""
+    the first; the browser holds it, guard_taps). On the revealed cards' buttons each tap counts: there a dispatch is
+    the same tap only within SAME_TAP_S of the first's start (timed from the first's end, a slow write of the first K
+    took the second tap of a double tap for it)."""
     ss = st.session_state
     # a set: two buttons tapped while one run was busy both run their callbacks before the next run. Noted for a
     # second dispatch too: its button reads as pressed in this run, and its action ran (run_late_tap)
     ss.setdefault("_tapped", set()).add(key)
-    within = SAME_TAP_S if key.startswith(EVERY_TAP_COUNTS) else REPEATED_DISPATCH_S
+    every_tap = key.startswith(EVERY_TAP_COUNTS)
     # by the token's id, kept with the token itself (an id is unique only while its object lives)
     now = time.monotonic()
-    done = {i: (token, at) for i, (token, at) in ss.get("_dispatched", {}).items() if now - at < REPEATED_DISPATCH_S}
+    done = {i: seen for i, seen in ss.get("_dispatched", {}).items() if now - seen[2] < REPEATED_DISPATCH_S}
     ss["_dispatched"] = done
-    if id(drawing) in done and now - done[id(drawing)][1] < within:
+    seen = done.get(id(drawing))
+    if seen is not None and (now - seen[1] < SAME_TAP_S if every_tap else True):
         return
     try:
         action(*args)
-    finally:  # timed from the action's end: a slow write (another referee holding the file) is not taken twice
-        done[id(drawing)] = (drawing, time.monotonic())
+    finally:  # the end timed too: a slow write (another referee holding the file) is not taken twice
+        done[id(drawing)] = (drawing, now, time.monotonic())
 
 
 def run_late_tap() -> None:
