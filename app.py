@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Callable
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 ROOT = str(Path(__file__).resolve().parent)
 if ROOT not in sys.path:  # Streamlit runs this file again on every tap: once is enough, and the path must not grow
@@ -329,51 +330,25 @@ def button(where, label: str, *, on_click: Callable, args: tuple = (), spoken: s
     name = spoken or (settings.get("help") if not label else None)
     if name:
         st.session_state.setdefault("_spoken", {})[key] = name
-    pressed = where.button(label, on_click=_tapped, args=(key, on_click, args, object()), **settings)
+    pressed = where.button(label, on_click=_tapped, args=(key, on_click, args), **settings)
     # a disabled button's callback is dropped on purpose (it was disabled when tapped)
     if pressed and not settings.get("disabled") and key not in st.session_state.get("_tapped_this_run", ()):
         st.session_state["_late_tap"] = (on_click, args)
         st.rerun()
 
 
-#: Seconds after a tap's action within which Streamlit's second dispatch of that tap is dropped (:func:`_tapped`).
-#: Seen 6 to 16 ms apart, in about one tap in forty during a camera's call (its line redrawn five times a second).
-REPEATED_DISPATCH_S = 1.0
-#: The buttons whose every tap counts, even one made before the page was drawn again (K tapped twice is two kings),
-#: and the time from a tap's dispatch within which a second dispatch of theirs is the same tap: a person's second tap
-#: comes later (a double tap 90 ms apart reached the referee 100 to 250 ms after the first, in Chromium).
-EVERY_TAP_COUNTS = ("reveal_add_", "reveal_back")
-SAME_TAP_S = 0.04
-
-
-def _tapped(key: str, action: Callable, args: tuple, drawing: object) -> None:
-    """A button's callback: its action, once a tap. Streamlit can dispatch one tap's callback twice, 6 to 16 ms apart
-    (seen in about one tap in forty during a camera's call): the second Cancel found the call gone and said "Another
-    window cancelled Ben's call ... Your tap was not recorded", and a second dispatch of K would put in a king more.
-    Both dispatches carry the ``drawing`` token the button was drawn with, and a second one within
-    REPEATED_DISPATCH_S of the first's end is dropped.
-
-    A real second tap on a button not drawn again yet (its first run cut short by the second tap) carries the same
-    token: it is dropped too, where the referee would refuse it anyway (it was made on the screen as it stood before
-    the first; the browser holds it, guard_taps). On the revealed cards' buttons each tap counts: there a dispatch is
-    the same tap only within SAME_TAP_S of the first's start (timed from the first's end, a slow write of the first K
-    took the second tap of a double tap for it)."""
-    ss = st.session_state
-    # a set: two buttons tapped while one run was busy both run their callbacks before the next run. Noted for a
-    # second dispatch too: its button reads as pressed in this run, and its action ran (run_late_tap)
-    ss.setdefault("_tapped", set()).add(key)
-    every_tap = key.startswith(EVERY_TAP_COUNTS)
-    # by the token's id, kept with the token itself (an id is unique only while its object lives)
-    now = time.monotonic()
-    done = {i: seen for i, seen in ss.get("_dispatched", {}).items() if now - seen[2] < REPEATED_DISPATCH_S}
-    ss["_dispatched"] = done
-    seen = done.get(id(drawing))
-    if seen is not None and (now - seen[1] < SAME_TAP_S if every_tap else True):
+def _tapped(key: str, action: Callable, args: tuple) -> None:
+    """A button's callback: its action, once a tap. Every button is drawn outside the camera's line, a fragment that
+    runs five times a second during a call; yet Streamlit at times dispatches a tap to that fragment's run as well as
+    to the page's run the tap itself asks for, 2 to 16 ms apart (seen in about one tap in forty during a camera's
+    call, in Chromium). Acted on twice, a Cancel found the call gone and said "Another window cancelled Ben's call ...
+    Your tap was not recorded", and K put in a king more. The fragment's dispatch is dropped: the page's acts."""
+    context = get_script_run_ctx()
+    if context is not None and context.fragment_ids_this_run:
         return
-    try:
-        action(*args)
-    finally:  # the end timed too: a slow write (another referee holding the file) is not taken twice
-        done[id(drawing)] = (drawing, now, time.monotonic())
+    # a set: two buttons tapped while one run was busy both run their callbacks before the next run
+    st.session_state.setdefault("_tapped", set()).add(key)
+    action(*args)
 
 
 def run_late_tap() -> None:
