@@ -342,7 +342,8 @@ def _tapped(key: str, action: Callable, args: tuple) -> None:
     runs five times a second during a call; yet Streamlit at times dispatches a tap to that fragment's run as well as
     to the page's run the tap itself asks for, 2 to 16 ms apart (seen in about one tap in forty during a camera's
     call, in Chromium). Acted on twice, a Cancel found the call gone and said "Another window cancelled Ben's call ...
-    Your tap was not recorded", and K put in a king more. The fragment's dispatch is dropped: the page's acts."""
+    Your tap was not recorded", and K put in a king more. The fragment's dispatch is dropped: the page's acts. (So no
+    button of this kind may be drawn inside a fragment: its taps would be dropped.)"""
     context = get_script_run_ctx()
     if context is not None and context.fragment_ids_this_run:
         return
