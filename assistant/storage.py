@@ -395,13 +395,10 @@ class SqliteStore:
         """Every sitting, with its number of events and when the last was recorded. Its texts are read as bytes: a
         name or a time damaged on disk is shown with replacement marks, and must not hide the other sittings."""
         self._still_there()
-        try:
-            rows = self._db.execute(
-                "SELECT s.id, CAST(s.name AS BLOB), CAST(s.created AS BLOB), COUNT(e.seq), CAST(MAX(e.recorded) AS BLOB) "
-                "FROM sittings s LEFT JOIN events e ON e.sitting_id = s.id GROUP BY s.id ORDER BY s.id").fetchall()
-        except sqlite3.Error as error:
-            if not _damaged(error):
-                raise self._unreadable(error) from None
+        rows = self._read_unless_damaged(
+            "SELECT s.id, CAST(s.name AS BLOB), CAST(s.created AS BLOB), COUNT(e.seq), CAST(MAX(e.recorded) AS BLOB) "
+            "FROM sittings s LEFT JOIN events e ON e.sitting_id = s.id GROUP BY s.id ORDER BY s.id")
+        if rows is None:
             rows = self._sittings_one_by_one()
         return [SittingInfo(i, _text(name, "(a name that cannot be read)"), _text(created), n,
                             _text(last) or _text(created)) for i, name, created, n, last in rows]
@@ -410,23 +407,13 @@ class SqliteStore:
         """The listing where one damaged disk page of one sitting's events (SQLite's "malformed") stopped the count
         of them all, and so hid every sitting: counted sitting by sitting, one that cannot be counted is listed as
         empty, and opening it says what is wrong."""
+        listed = self._read_unless_damaged("SELECT id, CAST(name AS BLOB), CAST(created AS BLOB) FROM sittings "
+                                           "ORDER BY id")
         rows = []
-        try:
-            listed = self._db.execute("SELECT id, CAST(name AS BLOB), CAST(created AS BLOB) FROM sittings "
-                                      "ORDER BY id").fetchall()
-        except sqlite3.Error as error:
-            if not _damaged(error):
-                raise self._unreadable(error) from None
-            listed = self._sittings_row_by_row()
-        for i, name, created in listed:
-            try:
-                n, last = self._db.execute("SELECT COUNT(*), CAST(MAX(recorded) AS BLOB) FROM events "
-                                           "WHERE sitting_id = ?", (i,)).fetchone()
-            except sqlite3.Error as error:
-                if not _damaged(error):
-                    raise self._unreadable(error) from None
-                n, last = 0, None
-            rows.append((i, name, created, n, last))
+        for i, name, created in listed if listed is not None else self._sittings_row_by_row():
+            counted = self._read_unless_damaged("SELECT COUNT(*), CAST(MAX(recorded) AS BLOB) FROM events "
+                                                "WHERE sitting_id = ?", (i,))
+            rows.append((i, name, created, *(counted[0] if counted else (0, None))))
         return rows
 
     def _sittings_row_by_row(self) -> list[tuple]:
@@ -434,25 +421,14 @@ class SqliteStore:
         sitting: each looked up by its number, from 1 to the highest (sittings are numbered in turn and never
         deleted) and every number the events name. A sitting whose own row lies on the damaged page is listed under
         a name that cannot be read; opening it says the file is damaged. The others open as before."""
-        numbers: set[int] = set()
-        for query in ("SELECT MAX(id) FROM sittings", "SELECT DISTINCT sitting_id FROM events"):
-            try:
-                found = [n for (n,) in self._db.execute(query).fetchall() if isinstance(n, int)]
-            except sqlite3.Error as error:
-                if not _damaged(error):
-                    raise self._unreadable(error) from None
-                continue
-            numbers |= set(range(1, max(found, default=0) + 1)) if "MAX" in query else set(found)
+        highest = [n for (n,) in self._read_unless_damaged("SELECT MAX(id) FROM sittings") or () if isinstance(n, int)]
+        named = self._read_unless_damaged("SELECT DISTINCT sitting_id FROM events") or ()
+        numbers = set(range(1, max(highest, default=0) + 1)) | {n for (n,) in named if isinstance(n, int)}
         listed = []
         for i in sorted(numbers):
-            try:
-                row = self._db.execute("SELECT CAST(name AS BLOB), CAST(created AS BLOB) FROM sittings WHERE id = ?",
-                                       (i,)).fetchone()
-            except sqlite3.Error as error:
-                if not _damaged(error):
-                    raise self._unreadable(error) from None
-                row = (None, None)
-            listed.append((i, *(row or (None, None))))
+            row = self._read_unless_damaged("SELECT CAST(name AS BLOB), CAST(created AS BLOB) FROM sittings WHERE id = ?",
+                                            (i,))
+            listed.append((i, *(row[0] if row else (None, None))))
         return listed
 
     def create_sitting(self, name: str, events: Sequence[Event] = (), rows: Sequence[GameResult] = ()) -> SittingInfo:
@@ -580,6 +556,16 @@ class SqliteStore:
             return self._db.execute(sql, params).fetchall()
         except sqlite3.Error as error:
             raise self._unreadable(error) from None
+
+    def _read_unless_damaged(self, sql: str, params: tuple = ()) -> list[tuple] | None:
+        """:meth:`_read` where a damaged disk page must hide only what lies on it: None where SQLite finds the file
+        damaged there, for the caller to read around it; any other failure is said as :meth:`_read` says it."""
+        try:
+            return self._db.execute(sql, params).fetchall()
+        except sqlite3.Error as error:
+            if not _damaged(error):
+                raise self._unreadable(error) from None
+            return None
 
     def _transaction(self) -> "_Transaction":
         self._still_there()
