@@ -1653,13 +1653,10 @@ def revealed_so_far(game, caller: str, claim, call: OpenCall) -> None:
     said = f"Revealed: {words.cards_shown(revealed, ', ')}" if revealed else ""
     st.markdown(f"<div class='cr-last cr-revealed' data-said='{esc(said)}'>Claimed: {esc(words.claim_text(claim))} · "
                 f"Revealed: <b>{esc(shown)}</b></div>", unsafe_allow_html=True)
-    verdict = error = None
-    if revealed:
-        try:
-            verdict = verdict_for(game, caller, revealed)
-        except CheatError as refused:
-            error = refused
-    if error is not None:
+    verdict = None
+    try:
+        verdict = verdict_for(game, caller, revealed) if revealed else None
+    except CheatError as error:
         st.error(words.sentence(str(error)))
     else:
         # one height, two lines, whatever it says (the CSS): on a laptop the rank buttons are under it, and "1 of the
