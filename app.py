@@ -34,6 +34,7 @@ from assistant import (  # noqa: E402
     CheatError,
     FourOfAKind,
     Game,
+    ImpossibleReveal,
     NewGame,
     NoCall,
     Pass,
@@ -187,6 +188,10 @@ button:focus-visible, [role="tab"]:focus-visible {outline: 3px solid #1f6feb !im
   .cr-ifline {height: 2lh; overflow-y: auto;}
   .cr-revealhead {display: none;}
 }
+/* a warning in that line: as loud as the rest of the page (not the line's faded grey), in smaller letters so that more
+   of it shows in the two lines, which scroll for the rest */
+.cr-ifline.cr-check {opacity: 1; background: #fff4c2; color: #6b5200; border-radius: 0.3rem; padding: 0 0.4rem;}
+.cr-checkthem {font-size: 0.8em;}
 .cr-choicekeys {font-size: 0.95rem; opacity: 0.8; margin-top: 0.3rem;}
 .cr-pending {font-weight: 700;}
 button.cr-armed {outline: 4px solid #f5b700; outline-offset: 3px;}
@@ -1656,17 +1661,23 @@ def revealed_so_far(game, caller: str, claim, call: OpenCall) -> None:
     verdict = None
     try:
         verdict = verdict_for(game, caller, revealed) if revealed else None
-    except CheatError as error:
-        st.error(words.sentence(str(error)))
+    except CheatError as error:  # five aces from one deck: the table tapped one too many, or the wrong rank
+        lead = "These cards cannot be right: " if isinstance(error, ImpossibleReveal) else ""
+        line, check = esc(lead + str(error).rstrip(".") + "."), True
     else:
-        # one height, two lines, whatever it says (the CSS): on a laptop the rank buttons are under it, and "1 of the
-        # 2 claimed" after the first card tapped in, on the line above, moved them down 36 px and back at the next
-        st.markdown(f"<div class='cr-sub cr-ifline'>{if_these_are_the_cards(game, claim, revealed, verdict)}</div>",
-                    unsafe_allow_html=True)
+        line = if_these_are_the_cards(game, claim, revealed, verdict)
         misfit = seen_conflict(game, claim.player, revealed) if revealed else None
-        if misfit is not None:
-            st.warning(f"These cards do not fit what the table saw: {misfit}. Check them; if they are right, an "
-                       "earlier reveal was entered wrong, and the referee goes by these.")
+        check = misfit is not None
+        if check:  # what Apply would do first: the warning scrolls, and the verdict would be the part hidden
+            line = (f"{line}. They do not fit what the table saw: {esc(misfit)}. Check them; if they are right, an "
+                    "earlier reveal was entered wrong, and the referee goes by these.")
+    # one height, two lines, whatever it says (the CSS), a warning too (smaller, and scrolled): on a laptop the rank
+    # buttons are under it. "1 of the 2 claimed" after the first card tapped in, on the line above, moved them down
+    # 36 px and back at the next; a warning or an error in a box of its own moved them by its height, under the tap
+    # that went after the card that brought it (a fifth ace, and "Back one card" was not where it had been)
+    if check:
+        line = f"<span class='cr-checkthem' role='alert'>⚠ {line}</span>"
+    st.markdown(f"<div class='cr-sub cr-ifline{' cr-check' if check else ''}'>{line}</div>", unsafe_allow_html=True)
     button(st, "Apply the verdict", key="apply_verdict", type="primary", disabled=verdict is None, on_click=settle,
               args=(call, revealed))
 

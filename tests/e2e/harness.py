@@ -1229,9 +1229,16 @@ def buttons(work: Path) -> dict:
         # card more than claimed made the verdict's line two lines long and moved every rank button under the next tap
         run.page.set_viewport_size({"width": 1366, "height": 768})
         run.page.wait_for_timeout(600)
+        # ... nor cards the deck cannot hold (a fifth ace), whose reason came in a box of its own above the buttons
         tops = [run.page.evaluate(below_turn)]
-        for key in ("reveal_add_9", "reveal_add_K", "reveal_back", "reveal_back"):
+        for key in ("reveal_add_9", "reveal_add_K", "reveal_back", "reveal_back", *["reveal_add_A"] * 4):
             run.tap(key)
+            run.page.wait_for_timeout(300)
+            tops.append(run.page.evaluate(below_turn))
+        result["laptop call: the line under five aces"] = run.page.evaluate(
+            "() => (document.querySelector('.cr-ifline') || {textContent: ''}).textContent.trim()")
+        for _ in range(4):
+            run.tap("reveal_back")
             run.page.wait_for_timeout(300)
             tops.append(run.page.evaluate(below_turn))
         result["laptop call: A below the turn line as cards are tapped in and taken back"] = tops

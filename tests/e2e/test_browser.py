@@ -246,7 +246,7 @@ def test_a_double_tap_acts_once_and_the_reveal_shows_every_label_whole(tmp_path)
     play, recorded a second game, or played for the next player too); a button the first tap brought up elsewhere
     takes a tap at once. And
     the Joker button is not cut to "Jo…" on a tablet or a phone's width, where its key was shown beside it; the rank
-    buttons of a call stay where they are as cards are tapped in, on a phone and on a laptop."""
+    buttons of a call stay where they are as cards are tapped in, on a phone and on a laptop, a fifth ace too."""
     result = harness(tmp_path, "buttons", timeout=150)
     assert result["Cheat! tapped as it appears"] == "Sam calls Cheat! on Maya", result  # a new button is not held
     assert result["events added by a double tap on Undo"] == 1, result
@@ -267,6 +267,7 @@ def test_a_double_tap_acts_once_and_the_reveal_shows_every_label_whole(tmp_path)
     before, after = result["phone call: A below the turn line before and after a card"]
     assert before == after, result
     assert len(set(result["laptop call: A below the turn line as cards are tapped in and taken back"])) == 1, result
+    assert result["laptop call: the line under five aces"].startswith("⚠ These cards cannot be right"), result
     heights, rules = result["phone call: tools' heights, rules shown"]
     assert len(heights) == 3 and len(set(heights)) == 1 and rules == 1, result
 
