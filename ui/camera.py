@@ -8,6 +8,7 @@ entering the revealed ranks by hand.
 
 from __future__ import annotations
 
+import atexit
 import importlib
 import json
 import logging
@@ -17,6 +18,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
+from weakref import WeakSet
 
 import numpy as np
 
@@ -383,6 +385,7 @@ class ServerCamera:
         self._stop = threading.Event()
         self.thread = threading.Thread(target=self._run, name=f"server-camera-{self.source}", daemon=True)
         if self.ok:
+            _OPEN_CAMERAS.add(self)
             self.thread.start()
 
     def _open(self) -> Any:
@@ -483,6 +486,19 @@ class ServerCamera:
             self.thread.join(timeout=2)
         elif not self.thread.ident:
             self.capture.release()
+
+
+#: The server cameras whose threads may still be reading: stopped as Python stops (:func:`_close_open_cameras`).
+_OPEN_CAMERAS: WeakSet[ServerCamera] = WeakSet()
+
+
+@atexit.register
+def _close_open_cameras() -> None:
+    """Stop every server camera's thread as the server stops. A thread is a daemon (a camera must not hold the
+    server up), and one still reading a frame while Python tore itself down aborted the server's exit with
+    "terminate called without an active exception" (the reader's onnxruntime sessions in use as they went)."""
+    for cam in list(_OPEN_CAMERAS):
+        cam.close()
 
 
 def _cv2() -> Any:

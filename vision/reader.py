@@ -582,7 +582,10 @@ class SplitSessions:
         parts = [part for part in np.array_split(x, len(self.sessions)) if len(part)]
         if len(parts) < 2:
             return self.sessions[0].run(outputs, feed)
-        later = [self._pool.submit(s.run, outputs, {name: part}) for s, part in zip(self.sessions[1:], parts[1:])]
+        try:
+            later = [self._pool.submit(s.run, outputs, {name: part}) for s, part in zip(self.sessions[1:], parts[1:])]
+        except RuntimeError:  # the pool takes no more work as Python stops; a camera's frame is still read, here
+            return self.sessions[0].run(outputs, feed)
         first = self.sessions[0].run(outputs, {name: parts[0]})
         results = [first] + [f.result() for f in later]
         return [np.concatenate(r) for r in zip(*results)]

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import enum
+import subprocess
 import sys
 import threading
 import time
 import types
+from pathlib import Path
 
 import cv2
 import pytest
@@ -19,6 +21,8 @@ from ui import camera
 from .conftest import click, deal, errors, open_app, refusals, reloaded, text
 from .test_camera import scripted_reader
 from .test_flows import stored_state
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(autouse=True)
@@ -214,7 +218,7 @@ def test_a_sure_reading_that_does_not_fit_the_cards_seen_waits_for_the_table(db,
     page = ",".join(text(at).split(" ,"))  # the text of the page's HTML has a space where </b> was
     assert "⚠ Camera reads A 9, which does not fit what the table saw: check the cards, and tap them in." in page
     click(at, "use_reading")  # the table may take it, and is told again why it does not fit
-    assert "Revealed: A 9" in text(at) and any("do not fit what the table saw" in w for w in errors(at)), errors(at)
+    assert "Revealed: A 9" in text(at) and "They do not fit what the table saw" in text(at), text(at)
     assert stored_state(db).state.game.last_call.claim.count == 4
 
 
@@ -624,3 +628,24 @@ def test_a_camera_setting_the_app_does_not_know_is_said_and_the_live_camera_chos
     assert any("CHEAT_REFEREE_CAMERA='usb' is none of live, snapshot, upload, server, none" in w.value
                for w in at.sidebar.warning), [w.value for w in at.sidebar.warning]
     assert at.radio(key="camera_source").value == "live"
+
+
+def test_python_stops_cleanly_while_a_server_camera_reads_a_call(cards_video):
+    """The server stopped (Ctrl+C) while its camera's thread was reading a call: the reader's sessions were still in
+    use as Python tore itself down, and the server's exit was aborted with "terminate called without an active
+    exception" (2 of 3 stops in a browser run). The cameras are stopped first; Python exits with nothing said."""
+    script = f"""
+import sys, time
+sys.path.insert(0, {str(ROOT)!r})
+from ui import camera
+assert camera.load_reader() is not None, camera.reader_problem()
+cam = camera.ServerCamera({str(cards_video)!r})
+cam.feed.arm()
+deadline = time.time() + 30
+while cam.feed.frames_read < 5 and time.time() < deadline:
+    time.sleep(0.05)
+assert cam.feed.frames_read >= 5, "the camera read no frame"
+"""
+    for _ in range(3):  # the abort came at some stops, not all
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0 and not done.stderr.strip(), (done.returncode, done.stderr[-2000:])

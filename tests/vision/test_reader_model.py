@@ -180,6 +180,20 @@ def test_the_classifier_split_over_two_sessions_reads_as_one_session_does(reader
     assert isinstance(reader.cls, SplitSessions) and len(reader.cls.sessions) == 2
 
 
+def test_the_split_classifier_still_reads_once_its_threads_are_stopped():
+    """As the server stops, Python's exit stops the pool of the split classifier while a camera's thread still reads
+    frames: each frame was refused with "cannot schedule new futures after shutdown", logged with its traceback.
+    The batch is read in the calling thread instead, to the same probabilities."""
+    from vision.reader import SplitSessions, crops_tensor, model_bytes, session, square_crop
+
+    img = cv2.imread(str(DATA / CASES[0]["image"]))
+    x = crops_tensor(np.stack([square_crop(img, b, size=64) for b in np.resize(np.array([[10, 10, 60, 70]]), (4, 4))]))
+    one, split = session(CLS_MODEL, threads=2), SplitSessions(model_bytes(CLS_MODEL), 2)
+    name = one.get_inputs()[0].name
+    split._pool.shutdown()
+    assert np.allclose(split.run(None, {name: x})[0], one.run(None, {name: x})[0], atol=1e-5)
+
+
 def test_rotating_the_picture_keeps_the_ranks(reader):
     for case in CASES:
         if not case.get("golden"):
