@@ -2096,7 +2096,7 @@ def table_screen(referee: Referee) -> None:
     table = state.table
     log_len = len(referee.sitting.log)
     st.title("Match table", anchor=False)
-    kinds = {row.kind for row in table.rows} or {table.kind}
+    kinds = table.kinds()
     unit = "Wins" if kinds == {TableKind.MATCH} else "Points"
     st.caption(f"{len(table.rows)} game{'s' if len(table.rows) != 1 else ''} finished · " + words.scoring(kinds))
     # the game's players; with no game (its deal undone, or none yet), those seated, then those of the table or of

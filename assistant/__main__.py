@@ -23,6 +23,7 @@ from .calls import CallRecord
 from .cards import card_count, last_cards
 from .errors import StorageError
 from .referee import Referee
+from .rules import TableKind
 from .sitting import Sitting, TranscriptError, replay, state_to_json
 from .storage import SqliteStore, default_db_path, sitting_name
 
@@ -213,15 +214,15 @@ def _replay(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(state))
     else:
-        print(_summary(state))
+        print(_summary(state, sitting.state.table.kinds()))
         if sitting.calls:
             print(_calls_summary(sitting.calls))
     return 0
 
 
-def _summary(state: dict) -> str:
+def _summary(state: dict, kinds: set[TableKind]) -> str:
     """The state in a few lines a player reads: whose move it is and what is open, the last verdict, the hands,
-    the standing."""
+    the standing (``kinds``: those of the games it counts)."""
     lines = []
     game = state["game"]
     if game is None:
@@ -249,9 +250,17 @@ def _summary(state: dict) -> str:
                          f"{called['picked_up_by']} picked up {card_count(called['cards'])}.")
         lines.extend(f"  {name}: {card_count(count)}" for name, count in game["hands"].items())
     table = state["table"]
-    lines.append(f"Table ({table['kind']}), {table['games']} game{'' if table['games'] == 1 else 's'} finished:")
+    lines.append(f"Table ({_scoring(kinds)}), {table['games']} game{'' if table['games'] == 1 else 's'} finished:")
     lines.extend(f"  {name}: {score}" for name, score in table["scores"].items())
     return "\n".join(lines)
+
+
+def _scoring(kinds: set[TableKind]) -> str:
+    """The table's kind, or how a standing of match and ranked games together counts: an evening of four match
+    games and two ranked ones was summed up as "Table (ranked)", and a win of the first kind read as 3 points."""
+    if len(kinds) == 1:
+        return next(iter(kinds)).value
+    return "match and ranked games: one point per match win, 3-2-1 points for ranked places"
 
 
 def _calls_summary(records: dict[str, CallRecord]) -> str:

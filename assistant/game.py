@@ -193,6 +193,12 @@ class MatchTable:
                 totals[name] = totals.get(name, 0) + points
         return totals
 
+    def kinds(self) -> set[TableKind]:
+        """The kinds of the games the standing counts: a sitting may mix match and ranked games, whose points differ
+        (one a win, 3-2-1 for places), and a standing named after the latest game's kind alone misread them. The
+        table's own kind where no game is finished."""
+        return {row.kind for row in self.rows} or {self.kind}
+
     def with_players(self, players: tuple[str, ...]) -> "MatchTable":
         new = tuple(p for p in players if p not in self.players)
         return MatchTable(self.kind, self.rows, self.players + new) if new else self

@@ -485,6 +485,19 @@ def test_a_tapped_results_scoring_travels_in_the_transcript(tmp_path):
     assert json.loads(run_cli("export", "1", "--db", db).stdout)["table"] == "ranked"
 
 
+def test_the_summary_of_an_evening_of_match_and_ranked_games_says_how_its_standing_counts(tmp_path):
+    """Four match games and two ranked ones were summed up as "Table (ranked)": a standing that read as six ranked
+    games. The JSON keeps the latest game's kind, as TRANSCRIPT.md has it."""
+    lines = [{"event": "winner", "player": "Ann", "players": ["Ann", "Ben", "Cara", "Dev"]},
+             {"event": "winner", "places": ["Ben", "Cara", "Ann"], "table": "ranked"}]
+    mixed = run_replay(tmp_path, lines)
+    assert ("Table (match and ranked games: one point per match win, 3-2-1 points for ranked places), 2 games "
+            "finished:") in mixed.stdout, mixed.stdout
+    assert mixed.stdout.splitlines()[-4:] == ["  Ann: 2", "  Ben: 3", "  Cara: 2", "  Dev: 0"]
+    assert json.loads(run_replay(tmp_path, lines, "--json").stdout)["table"]["kind"] == "ranked"
+    ranked = [{**lines[1], "players": ["Ann", "Ben", "Cara", "Dev"]}]
+    assert "Table (ranked), 1 game finished:" in run_replay(tmp_path, ranked).stdout
+
 
 def test_an_import_whose_confirmation_cannot_be_written_still_says_it_is_stored(tmp_path):
     """Exit 1 and "cannot write the output" after the sitting was stored: a script that retries imported it twice."""
