@@ -1063,16 +1063,17 @@ def name_in_tile(name: str) -> str:
     return f"<span class='{size}'>{esc(name)}</span>"
 
 
-def hands_html(game, calling: bool = False) -> str:
+def hands_html(game, calling: bool = False, ends: bool = False) -> str:
     """The hands as tiles; while a call is open the player whose turn comes after it "plays next" (not "to play":
-    nobody plays until the call is settled)."""
+    nobody plays until the call is settled), and where the last play ``ends`` the game unless it is caught, "plays if
+    the game goes on" (a plain "plays next" there promised a turn that nobody calling would never give)."""
     tiles = []
     for name in game.players:
         classes = ["cr-hand"]
         tags = []
         if name == game.turn:
             classes.append("turn")
-            tags.append("plays next" if calling else "to play")
+            tags.append("plays if the game goes on" if ends else "plays next" if calling else "to play")
         if name == game.dealer:
             tags.append("dealer")
         if name in game.places:
@@ -1449,7 +1450,7 @@ def game_screen(referee: Referee) -> None:
                     f"class='cr-sub'>({status})</span></span></div>", unsafe_allow_html=True)
     # nobody plays while a call is open, nor while a last play that would end the game waits for Cheat! or no call
     waiting = last_play_ends_the_game(referee, game)
-    board.markdown(hands_html(game, calling=call is not None or waiting), unsafe_allow_html=True)
+    board.markdown(hands_html(game, calling=call is not None or waiting, ends=waiting), unsafe_allow_html=True)
     if game.out_of_game:
         board.caption(f"{card_count(game.out_of_game)} laid out as fours of a kind.")
     seen = words.seen_text(game.seen, game.players, [p for p in game.players if game.hands[p]])

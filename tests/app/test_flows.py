@@ -336,8 +336,10 @@ def test_a_last_play_is_held_until_it_survives_then_the_winner(db):
     at = deal(open_app(), "Sam", "Maya", rule_max_cards="any")
     play_many(at, 26)  # Sam plays the whole hand
     assert "Sam played their last cards" in text(at)
-    # only Cheat! or nobody calls ends it: Maya does not "play" over it on a match table
-    assert "Maya 0 plays next" not in text(at) and "to play" not in text(at) and "plays next" in text(at)
+    # only Cheat! or nobody calls ends it: Maya does not "play" over it on a match table, and plays only if Sam is
+    # caught (her tile said "plays next", as if she would whatever the table did)
+    assert "to play" not in text(at) and "plays next" not in text(at)
+    assert "Maya 26 cards plays if the game goes on" in text(at), text(at)
     # caught: the pile goes back to Sam and the game goes on
     click(at, "cheat_Maya")
     click(at, "reveal_add_A")
