@@ -47,7 +47,7 @@ from assistant import (  # noqa: E402
     verdict_for,
 )
 from assistant.cards import card_count, last_cards  # noqa: E402
-from assistant.game import next_dealer, ranked_places_most, seen_conflict, tapped_since_a_deal  # noqa: E402
+from assistant.game import next_dealer, ranked_places_most, seen_conflict, standing_counts, tapped_since_a_deal  # noqa: E402
 from assistant.referee import Referee  # noqa: E402
 from assistant.rules import RANKED_POINTS, CountRule, Order, TableKind  # noqa: E402
 from assistant.storage import (DATA_SETTING, DB_SETTING, MAX_SITTING_NAME, CalledFirst, CallChanged,  # noqa: E402
@@ -1066,7 +1066,7 @@ def name_in_tile(name: str) -> str:
 def hands_html(game, calling: bool = False, ends: bool = False) -> str:
     """The hands as tiles; while a call is open the player whose turn comes after it "plays next" (not "to play":
     nobody plays until the call is settled), and where the last play ``ends`` the game unless it is caught, "plays if
-    the game goes on" (a plain "plays next" there promised a turn that nobody calling would never give)."""
+    the game goes on" (a plain "plays next" there promised a turn that "nobody calls" never gives)."""
     tiles = []
     for name in game.players:
         classes = ["cr-hand"]
@@ -1660,24 +1660,27 @@ def revealed_so_far(game, caller: str, claim, call: OpenCall) -> None:
     st.markdown(f"<div class='cr-last cr-revealed' data-said='{esc(said)}'>Claimed: {esc(words.claim_text(claim))} · "
                 f"Revealed: <b>{esc(shown)}</b></div>", unsafe_allow_html=True)
     verdict = None
+    alert = ""  # said at once to a screen reader: why the cards need a look (not the verdict, new at every tap)
     try:
         verdict = verdict_for(game, caller, revealed) if revealed else None
     except CheatError as error:  # five aces from one deck: the table tapped one too many, or the wrong rank
         lead = "These cards cannot be right: " if isinstance(error, ImpossibleReveal) else ""
-        line, check = esc(lead + str(error).rstrip(".") + "."), True
+        line = alert = esc(words.sentence(lead + str(error)))
     else:
         line = if_these_are_the_cards(game, claim, revealed, verdict)
         misfit = seen_conflict(game, claim.player, revealed) if revealed else None
-        check = misfit is not None
-        if check:  # what Apply would do first: the warning scrolls, and the verdict would be the part hidden
-            line = (f"{line}. They do not fit what the table saw: {esc(misfit)}. Check them; if they are right, an "
-                    "earlier reveal was entered wrong, and the referee goes by these.")
+        if misfit is not None:
+            why = "If they are right, an earlier reveal was entered wrong, and the referee goes by these."
+            alert = esc(f"These cards do not fit what the table saw: {misfit}. {why}")
+            # in the two lines first that the cards need a look, then what Apply would do; why, after them (it scrolls)
+            line = (f"Check these cards: they do not fit what the table saw. {line}. Why: {esc(misfit)}. {esc(why)}")
     # one height, two lines, whatever it says (the CSS), a warning too (smaller, and scrolled): on a laptop the rank
     # buttons are under it. "1 of the 2 claimed" after the first card tapped in, on the line above, moved them down
     # 36 px and back at the next; a warning or an error in a box of its own moved them by its height, under the tap
     # that went after the card that brought it (a fifth ace, and "Back one card" was not where it had been)
+    check = bool(alert)
     if check:
-        line = f"<span class='cr-checkthem' role='alert'>⚠ {line}</span>"
+        line = f"<span class='cr-checkthem'>⚠ {line}</span><span class='cr-sr' role='alert'>{alert}</span>"
     st.markdown(f"<div class='cr-sub cr-ifline{' cr-check' if check else ''}'>{line}</div>", unsafe_allow_html=True)
     button(st, "Apply the verdict", key="apply_verdict", type="primary", disabled=verdict is None, on_click=settle,
               args=(call, revealed))
@@ -2099,7 +2102,7 @@ def table_screen(referee: Referee) -> None:
     st.title("Match table", anchor=False)
     kinds = table.kinds()
     unit = "Wins" if kinds == {TableKind.MATCH} else "Points"
-    st.caption(f"{len(table.rows)} game{'s' if len(table.rows) != 1 else ''} finished · " + words.scoring(kinds))
+    st.caption(f"{len(table.rows)} game{'s' if len(table.rows) != 1 else ''} finished · " + standing_counts(kinds))
     # the game's players; with no game (its deal undone, or none yet), those seated, then those of the table or of
     # the last deal made
     last_dealt = next((e.players for e in reversed(referee.sitting.log) if isinstance(e, NewGame)), ())

@@ -22,6 +22,7 @@ from . import command_line
 from .calls import CallRecord
 from .cards import card_count, last_cards
 from .errors import StorageError
+from .game import standing_counts
 from .referee import Referee
 from .rules import TableKind
 from .sitting import Sitting, TranscriptError, replay, state_to_json
@@ -256,11 +257,9 @@ def _summary(state: dict, kinds: set[TableKind]) -> str:
 
 
 def _scoring(kinds: set[TableKind]) -> str:
-    """The table's kind, or how a standing of match and ranked games together counts: an evening of four match
-    games and two ranked ones was summed up as "Table (ranked)", and a win of the first kind read as 3 points."""
-    if len(kinds) == 1:
-        return next(iter(kinds)).value
-    return "match and ranked games: one point per match win, 3-2-1 points for ranked places"
+    """The table's kind and how its standing counts, in the screen's words: an evening of four match games and two
+    ranked ones was summed up as "Table (ranked)", and a win of the first kind read as 3 points."""
+    return f"{next(iter(kinds)).value}: {standing_counts(kinds)}" if len(kinds) == 1 else standing_counts(kinds)
 
 
 def _calls_summary(records: dict[str, CallRecord]) -> str:

@@ -208,6 +208,17 @@ class MatchTable:
         return MatchTable(self.kind, self.rows + (row,), self.with_players(players).players)
 
 
+def standing_counts(kinds: set[TableKind]) -> str:
+    """How a standing counts, said for the kinds of games it counts (:meth:`MatchTable.kinds`): a sitting may mix
+    them, and then a match game's win is one point beside a ranked game's 3-2-1. The screen and the command line's
+    summary say it in these words alike."""
+    if kinds == {TableKind.MATCH}:
+        return "one point per win"
+    if kinds == {TableKind.RANKED}:
+        return "3-2-1 points for places"
+    return "match games: one point per win; ranked games: 3-2-1 points for places"
+
+
 @dataclass(frozen=True)
 class State:
     """Everything the referee knows after some events: the current game (or None) and the table."""

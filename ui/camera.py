@@ -497,7 +497,10 @@ def _close_open_cameras() -> None:
     """Stop every server camera's thread as the server stops. A thread is a daemon (a camera must not hold the
     server up), and one still reading a frame while Python tore itself down aborted the server's exit with
     "terminate called without an active exception" (the reader's onnxruntime sessions in use as they went)."""
-    for cam in list(_OPEN_CAMERAS):
+    cameras = list(_OPEN_CAMERAS)
+    for cam in cameras:  # all told first, then waited for: one stalled stream does not keep the rest reading
+        cam._stop.set()
+    for cam in cameras:
         cam.close()
 
 

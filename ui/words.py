@@ -160,16 +160,6 @@ def rules_summary(rules: Rules) -> str:
     return ", ".join(parts)
 
 
-def scoring(kinds: set[TableKind]) -> str:
-    """How the standing counts, said for the kinds of games on the table: a sitting may mix them, and then
-    a match game's win is one point beside a ranked game's 3-2-1."""
-    if kinds == {TableKind.MATCH}:
-        return "one point per win"
-    if kinds == {TableKind.RANKED}:
-        return "3-2-1 points for places"
-    return "match games: one point per win; ranked games: 3-2-1 points for places"
-
-
 def undo_label(event) -> str:
     """The Undo button named after what it takes back ("Undo Maya's play"): the table sees what a tap will
     change before it taps, which a bare event name ("undo", "winner") did not say."""

@@ -218,7 +218,8 @@ def test_correction_by_hand_before_and_after_the_verdict(db):
     click(at, "reveal_add_A")
     click(at, "reveal_add_A")
     # said in the line of one height above the rank buttons, not in a box of its own that pushed them down
-    assert "These cards cannot be right: 5 cards of rank A revealed, but only 4 are in play." in text(at) and not errors(at), text(at)
+    assert "⚠ These cards cannot be right: 5 cards of rank A revealed, but only 4 are in play." in text(at), text(at)
+    assert not errors(at)
     assert at.button(key="apply_verdict").disabled
     click(at, "reveal_clear")
     click(at, "reveal_add_A")
@@ -1561,9 +1562,17 @@ def test_a_card_seen_going_into_another_hand_is_said_not_to_fit_but_the_table_de
     # in the line of one height above the rank buttons (a box of its own moved them under the next tap), with the
     # verdict the cards would give
     page = text(at).replace(" .", ".")  # the text of the page's HTML has a space where </b> was
-    assert ("⚠ If these are the cards: Lie: Leo picks up 2 cards. They do not fit what the table saw: 1 card of rank A "
-            "from Leo, who can hold none: 4 of the 4 in play were seen face up and are in Maya's hand, or the pile. Check "
-            "them; if they are right, an earlier reveal was entered wrong, and the referee goes by these.") in page, page
+    why = ("1 card of rank A from Leo, who can hold none: 4 of the 4 in play were seen face up and are in Maya's hand, "
+           "or the pile")
+    then = "If they are right, an earlier reveal was entered wrong, and the referee goes by these."
+    # first that the cards need a look, then what Apply would do, then why (the two lines scroll: a warning at the
+    # end was hidden under the verdict)
+    assert (f"⚠ Check these cards: they do not fit what the table saw. If these are the cards: Lie: Leo picks up 2 "
+            f"cards. Why: {why}. {then}") in page, page
+    # ... and a screen reader is told at once why, alone: the verdict in the alert was said again at every tap
+    alerts = [m.value for m in at.markdown if "role='alert'" in m.value]
+    assert len(alerts) == 1 and (f"role='alert'>These cards do not fit what the table saw: {why}. {then}</span>"
+                                 in alerts[0].replace("&#x27;", "'")), alerts
     assert not errors(at)
     assert not at.button(key="apply_verdict").disabled
     click(at, "reveal_back")

@@ -218,7 +218,7 @@ def test_a_sure_reading_that_does_not_fit_the_cards_seen_waits_for_the_table(db,
     page = ",".join(text(at).split(" ,"))  # the text of the page's HTML has a space where </b> was
     assert "⚠ Camera reads A 9, which does not fit what the table saw: check the cards, and tap them in." in page
     click(at, "use_reading")  # the table may take it, and is told again why it does not fit
-    assert "Revealed: A 9" in text(at) and "They do not fit what the table saw" in text(at), text(at)
+    assert "Revealed: A 9" in text(at) and "Check these cards: they do not fit what the table saw" in text(at), text(at)
     assert stored_state(db).state.game.last_call.claim.count == 4
 
 
@@ -634,6 +634,8 @@ def test_python_stops_cleanly_while_a_server_camera_reads_a_call(cards_video):
     """The server stopped (Ctrl+C) while its camera's thread was reading a call: the reader's sessions were still in
     use as Python tore itself down, and the server's exit was aborted with "terminate called without an active
     exception" (2 of 3 stops in a browser run). The cameras are stopped first; Python exits with nothing said."""
+    if camera.load_reader() is None:
+        pytest.skip(f"the card reader is not available: {camera.reader_problem()}")
     script = f"""
 import sys, time
 sys.path.insert(0, {str(ROOT)!r})

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from assistant import Call, NewGame, Pass, Play, Rank, Undo, Winner
 from assistant.game import Claim
-from assistant.rules import TableKind
 from assistant.seen import SeenCards
 from ui import words
 
@@ -30,12 +29,6 @@ def test_undo_names_what_it_takes_back():
     assert words.undo_label(Winner("Sam")) == "Undo the result recorded for Sam"
     assert words.undo_label(Winner(places=("Sam", "Maya"))) == "Undo the result recorded for Sam, Maya"
     assert words.undo_label(Undo()) == "Undo the last action"
-
-
-def test_the_scoring_is_said_for_the_kinds_of_games_on_the_table():
-    assert words.scoring({TableKind.MATCH}) == "one point per win"
-    assert words.scoring({TableKind.RANKED}) == "3-2-1 points for places"
-    assert "match games: one point per win; ranked games: 3-2-1" in words.scoring({TableKind.MATCH, TableKind.RANKED})
 
 
 def test_the_honest_shortcut_reads_as_said_for_one_two_or_more_cards():

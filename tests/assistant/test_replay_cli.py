@@ -200,7 +200,7 @@ def test_the_summary_says_a_play_can_be_called_a_last_play_decides_the_game_and_
     assert called.stdout.splitlines()[:3] == ["Ben's play (1 card claimed as 2) can be called.",
                                               "Then Cara plays, claiming 3; pile 1 card.",
                                               "Last call: Ben on Alice, a lie; Alice picked up 2 cards."]
-    assert "Table (match), 0 games finished:" in called.stdout
+    assert "Table (match: one point per win), 0 games finished:" in called.stdout
     assert called.stdout.splitlines()[-3:] == [
         "Calls, in the games followed:",
         "  Alice: 1 of 1 play called, 1 caught lying; 0 Cheat! calls, 0 right; picked up 2 cards",
@@ -491,12 +491,12 @@ def test_the_summary_of_an_evening_of_match_and_ranked_games_says_how_its_standi
     lines = [{"event": "winner", "player": "Ann", "players": ["Ann", "Ben", "Cara", "Dev"]},
              {"event": "winner", "places": ["Ben", "Cara", "Ann"], "table": "ranked"}]
     mixed = run_replay(tmp_path, lines)
-    assert ("Table (match and ranked games: one point per match win, 3-2-1 points for ranked places), 2 games "
-            "finished:") in mixed.stdout, mixed.stdout
+    assert ("Table (match games: one point per win; ranked games: 3-2-1 points for places), 2 games finished:"
+            in mixed.stdout), mixed.stdout
     assert mixed.stdout.splitlines()[-4:] == ["  Ann: 2", "  Ben: 3", "  Cara: 2", "  Dev: 0"]
     assert json.loads(run_replay(tmp_path, lines, "--json").stdout)["table"]["kind"] == "ranked"
     ranked = [{**lines[1], "players": ["Ann", "Ben", "Cara", "Dev"]}]
-    assert "Table (ranked), 1 game finished:" in run_replay(tmp_path, ranked).stdout
+    assert "Table (ranked: 3-2-1 points for places), 1 game finished:" in run_replay(tmp_path, ranked).stdout
 
 
 def test_an_import_whose_confirmation_cannot_be_written_still_says_it_is_stored(tmp_path):

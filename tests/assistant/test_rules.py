@@ -7,7 +7,7 @@ import pytest
 from assistant import (
     CountRule, FourOfAKind, IllegalAction, NewGame, NoCall, Order, Pass, Play, Rank, Rules, Sitting, TableKind, Undo, Winner,
 )
-from assistant.game import next_dealer
+from assistant.game import MatchTable, next_dealer, standing_counts
 from assistant.rules import Rules as RulesType
 
 from .helpers import call, sitting
@@ -582,3 +582,13 @@ def test_a_proposed_verdict_is_shown_without_changing_the_game():
     assert table.state is before and table.state.game.pile == 2
 
 
+
+
+def test_the_scoring_is_said_for_the_kinds_of_games_the_standing_counts():
+    """A sitting may mix match and ranked games: its standing then adds one point a win to 3-2-1 for places, and is
+    said so (on the screen and in the command line's summary alike)."""
+    assert standing_counts({TableKind.MATCH}) == "one point per win"
+    assert standing_counts({TableKind.RANKED}) == "3-2-1 points for places"
+    assert standing_counts({TableKind.MATCH, TableKind.RANKED}) == ("match games: one point per win; ranked games: "
+                                                                    "3-2-1 points for places")
+    assert MatchTable(TableKind.RANKED).kinds() == {TableKind.RANKED}, "no game finished: the table's own kind"
