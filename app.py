@@ -2770,15 +2770,19 @@ def main() -> None:
                 start_sitting(store, name)
         return
 
+    # the sitting's number and the moment it was made: a new database numbers its sittings from 1 again, and
+    # the browser must not take its verdicts for ones already said
+    sitting_key = f"{chosen.id}@{chosen.created}"
+    # read on from the sitting as this window last drew it: a run that read and replayed the whole sitting made every
+    # tap of a long evening slower (Referee.read)
+    shown: Referee | None = st.session_state.get("_referee")
     try:
-        referee = Referee(store, chosen.id)
+        referee = Referee.read(store, chosen.id, shown.sitting if st.session_state.get("_sitting_key") == sitting_key
+                               and shown is not None else None)
     except CheatError as error:
         st.error(f"The sitting {chosen.name} cannot be read: {error}")
         read_again_soon(lambda: Referee(open_store(), chosen.id))
         st.stop()
-    # the sitting's number and the moment it was made: a new database numbers its sittings from 1 again, and
-    # the browser must not take its verdicts for ones already said
-    sitting_key = f"{chosen.id}@{chosen.created}"
     say_what_another_window_did(referee, sitting_key)
     st.session_state["_referee"] = referee
     st.session_state["_sitting_key"] = sitting_key

@@ -53,6 +53,11 @@ class CallTally:
                 self._add(verdict.caller, "right", sign)
             self._add(verdict.picked_up_by, "picked_up", sign * verdict.cards)
 
+    def copy(self) -> "CallTally":
+        clone = CallTally()
+        clone._counts = {name: list(counts) for name, counts in self._counts.items()}
+        return clone
+
     def _add(self, name: str, field: str, n: int) -> None:
         counts = self._counts.get(name)
         if counts is None:

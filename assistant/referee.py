@@ -26,6 +26,21 @@ class Referee:
         self.sitting = sitting if sitting is not None else self._stored_sitting()
 
     @classmethod
+    def read(cls, store: Store, sitting_id: int, shown: Sitting | None = None) -> "Referee":
+        """The sitting as stored, read on from ``shown`` (the same sitting as a page last drew it, left as it is): only
+        the events stored after it are read and replayed, where the stored log goes on from it (its last event
+        stored as it holds it), else the whole sitting. A page read and replayed the whole sitting at each run, and
+        its taps grew slower as the evening went on: 0.3 s at 1,000 events, 1 s at 20,000, where a tap 0.7 s after
+        the one before was refused as made on the screen before it."""
+        if shown is not None:
+            known = len(shown.log)
+            stored = store.events(sitting_id, max(0, known - 1))
+            if known == 0 or (stored and stored[0] == shown.log[-1]):
+                after = enumerate(stored[1 if known else 0:], known)
+                return cls(store, sitting_id, rebuild(after, _refused(sitting_id), shown.copy()))
+        return cls(store, sitting_id)
+
+    @classmethod
     def new(cls, store: Store, name: str) -> "Referee":
         return cls(store, store.create_sitting(name).id)
 
@@ -127,10 +142,8 @@ class Referee:
         self.sitting = self._stored_sitting()
 
     def _stored_sitting(self) -> Sitting:
-        """The sitting as stored; an event the rules refuse (a database edited by hand, or written by another
-        program) is named by its number, as a damaged one is."""
-        return rebuild(enumerate(self.store.events(self.sitting_id)), lambda seq, why: StorageError(
-            f"event {seq} of sitting {self.sitting_id} cannot be replayed: {why}"))
+        """The sitting as stored, read whole."""
+        return rebuild(enumerate(self.store.events(self.sitting_id)), _refused(self.sitting_id))
 
     def transcript(self) -> str:
         out = io.StringIO()
@@ -177,3 +190,9 @@ def _as_text(name: str) -> str:
     """A name as a spreadsheet cell that shows it as text: "=1+1" would otherwise be computed (or, in a
     crafted name, run a command) when the CSV is opened."""
     return "'" + name if name[:1] in ("=", "+", "-", "@", "\t", "\r") else name
+
+
+def _refused(sitting_id: int):
+    """The error of a stored event the rules refuse (a database edited by hand, or written by another program), named
+    by its number, as a damaged one is."""
+    return lambda seq, why: StorageError(f"event {seq} of sitting {sitting_id} cannot be replayed: {why}")

@@ -46,6 +46,15 @@ class Sitting:
     def state(self) -> State:
         return self._history[-1]
 
+    def copy(self) -> "Sitting":
+        """The same sitting, to go on from apart: its lists and counts copied, its states shared (they are never
+        changed in place)."""
+        clone = Sitting.__new__(Sitting)
+        clone.log, clone._history = list(self.log), list(self._history)
+        clone._counted, clone._counted_at = list(self._counted), list(self._counted_at)
+        clone._calls = self._calls.copy()
+        return clone
+
     def preview(self, event: Event) -> State:
         """The state ``event`` would lead to, without recording it; raises if it is illegal."""
         if isinstance(event, Undo):
@@ -238,10 +247,12 @@ def replay(lines: Iterable[str | bytes]) -> Sitting:
     return rebuild(read_transcript(lines), TranscriptError)
 
 
-def rebuild(numbered: Iterable[tuple[int, Event]], refused: Callable[[int, str], CheatError]) -> Sitting:
-    """A sitting rebuilt from numbered events (a transcript's lines, a database's rows); the first event the
-    rules refuse raises ``refused(number, reason)``, so the error names where it lies in its source."""
-    sitting = Sitting()
+def rebuild(numbered: Iterable[tuple[int, Event]], refused: Callable[[int, str], CheatError],
+            sitting: Sitting | None = None) -> Sitting:
+    """A sitting rebuilt from numbered events (a transcript's lines, a database's rows), or ``sitting`` gone on with
+    them (it is changed); the first event the rules refuse raises ``refused(number, reason)``, so the error names
+    where it lies in its source."""
+    sitting = Sitting() if sitting is None else sitting
     with _collector_paused():
         for number, event in numbered:
             try:

@@ -78,7 +78,7 @@ class Store(Protocol):
 
     def rename_sitting(self, sitting_id: int, name: str) -> None: ...
 
-    def events(self, sitting_id: int) -> list[Event]: ...
+    def events(self, sitting_id: int, start: int = 0) -> list[Event]: ...
 
     def append(self, sitting_id: int, seq: int, event: Event, rows: Sequence[GameResult] | None,
                settles: OpenCall | None = None, opens: OpenCall | None = None,
@@ -454,12 +454,14 @@ class SqliteStore:
                     "UPDATE sittings SET name = ? WHERE id = ?", (name, sitting_id)).rowcount != 1:
                 raise self._no_sitting(sitting_id)
 
-    def events(self, sitting_id: int) -> list[Event]:
+    def events(self, sitting_id: int, start: int = 0) -> list[Event]:
+        """The sitting's events from number ``start`` on (a page that has read those before reads only the rest)."""
         if not _a_row_number(sitting_id) or not self._read("SELECT 1 FROM sittings WHERE id = ?", (sitting_id,)):
             raise self._no_sitting(sitting_id)
-        rows = self._read("SELECT seq, CAST(body AS BLOB) FROM events WHERE sitting_id = ? ORDER BY seq", (sitting_id,))
+        rows = self._read("SELECT seq, CAST(body AS BLOB) FROM events WHERE sitting_id = ? AND seq >= ? ORDER BY seq",
+                          (sitting_id, start))
         events = []
-        for expected, (seq, body) in enumerate(rows):
+        for expected, (seq, body) in enumerate(rows, start):
             if seq != expected:
                 raise StorageError(f"sitting {sitting_id} in {self.path} is missing event {expected}")
             try:

@@ -18,13 +18,14 @@ from types import SimpleNamespace
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from assistant import IllegalAction, NewGame, Play, Rank, StorageError, TranscriptError, Undo, Winner
+from assistant import IllegalAction, NewGame, Play, Rank, Sitting, StorageError, TranscriptError, Undo, Winner
 from assistant.events import to_dict
 from assistant.referee import Referee
 from assistant.storage import (CalledFirst, CallOpenElsewhere, MovedOn, OpenCall, SqliteStore, StaleSitting,
                                default_db_path)
 
 from .helpers import call, ranks
+from .randomgame import play_random, rules_strategy
 
 PLAYERS = ("Alice", "Ben", "Cara", "Dev")
 
@@ -1009,3 +1010,89 @@ def test_a_write_stopped_midway_in_a_file_this_user_may_not_write_is_said_in_wor
     with pytest.raises(StorageError, match=r"a write that stopped midway.*r\.sqlite3-journal.*open it as that user"):
         SqliteStore(path)
     assert (tmp_path / "r.sqlite3-journal").exists(), "left for a user who may write the file"
+
+
+def _calls_and_state(referee: Referee):
+    return referee.state, referee.sitting.calls, referee.sitting.log, referee.sitting.last_counted_at
+
+
+def test_a_page_reads_on_from_the_sitting_it_drew_and_gets_what_a_whole_read_gets(tmp_path):
+    """A page's run reads only the events stored after the sitting as it last drew it (a whole read and replay at
+    each run made a long evening's taps slow): what another window recorded meanwhile, an undo among it, gives the
+    state, calls and undo a whole read gives, and the sitting the page drew is left as it was."""
+    path = tmp_path / "r.sqlite3"
+    other = Referee.new(SqliteStore(path), "Friday")
+    other.record(NewGame(PLAYERS))
+    other.record(Play("Alice", 2))
+    shown = Referee(SqliteStore(path), other.sitting_id)
+    drawn = (shown.state, list(shown.sitting.log))
+    other.record(Play("Ben", 1))
+    other.record(Undo())
+    other.record(Play("Ben", 2))
+    other.record(call("Cara", "2", "2"))
+    read_on = Referee.read(SqliteStore(path), other.sitting_id, shown.sitting)
+    assert _calls_and_state(read_on) == _calls_and_state(Referee(SqliteStore(path), other.sitting_id))
+    assert (shown.state, shown.sitting.log) == drawn, "the drawn sitting is left as it was"
+    read_on.record(Undo())  # undo reaches back past what was read on
+    read_on.record(Undo())
+    assert read_on.state == Referee(SqliteStore(path), other.sitting_id).state == drawn[0]
+
+
+def test_a_stored_sitting_that_does_not_go_on_from_the_drawn_one_is_read_whole(tmp_path):
+    """A database put back from a copy under the page (fewer events, or others in their place) is not read on from
+    what the page drew: the sitting is read whole, as stored."""
+    path, copy = tmp_path / "r.sqlite3", tmp_path / "copy.sqlite3"
+    referee = Referee.new(SqliteStore(path), "Friday")
+    referee.record(NewGame(PLAYERS))
+    referee.record(Play("Alice", 1))
+    SqliteStore(path).close()
+    copy.write_bytes(path.read_bytes())
+    referee.record(Play("Ben", 1))
+    shorter = Referee.read(SqliteStore(copy), referee.sitting_id, referee.sitting)
+    assert shorter.sitting.log == [NewGame(PLAYERS), Play("Alice", 1)]
+    other = Referee(SqliteStore(copy), referee.sitting_id)
+    other.record(Play("Ben", 2))  # as many events as the page drew, the last one not its own
+    other.record(Play("Cara", 1))
+    diverged = Referee.read(SqliteStore(copy), referee.sitting_id, referee.sitting)
+    assert diverged.sitting.log[2:] == [Play("Ben", 2), Play("Cara", 1)]
+    assert diverged.state == Referee(SqliteStore(copy), referee.sitting_id).state
+
+
+def test_an_event_the_rules_refuse_after_the_drawn_sitting_is_named_by_its_number(tmp_path):
+    path = tmp_path / "r.sqlite3"
+    referee = Referee.new(SqliteStore(path), "Friday")
+    referee.record(NewGame(PLAYERS))
+    shown = Referee(SqliteStore(path), referee.sitting_id)
+    referee.record(Play("Alice", 1))
+    db = sqlite3.connect(path)
+    db.execute("""UPDATE events SET body = '{"event": "play", "player": "Cara", "count": 1}' WHERE seq = 1""")
+    db.commit()
+    with pytest.raises(StorageError, match="event 1 of sitting 1 cannot be replayed: it is Alice's turn, not Cara's"):
+        Referee.read(SqliteStore(path), referee.sitting_id, shown.sitting)
+
+
+@settings(max_examples=60, deadline=None)
+@given(rules=rules_strategy, choices=st.lists(st.integers(0, 2**16), min_size=4, max_size=300),
+       cut=st.floats(0, 1))
+def test_reading_on_from_any_point_of_any_legal_sitting_gives_what_a_whole_read_gives(tmp_path_factory, rules, choices,
+                                                                                      cut):
+    """In any legal sitting (undos among its events), a page that drew it at any point and reads on from there gets
+    the state, the calls and the undo a whole read gets."""
+    played = Sitting()
+    play_random(played, PLAYERS, rules, choices, lambda _: None)
+    path = tmp_path_factory.mktemp("read_on") / "r.sqlite3"
+    stored = Referee.new(SqliteStore(path), "Friday")
+    drawn_at = int(cut * len(played.log))
+    shown = None
+    for i, event in enumerate(played.log):
+        if i == drawn_at:
+            shown = Referee(SqliteStore(path), stored.sitting_id).sitting
+        stored.record(event)
+    shown = shown or Referee(SqliteStore(path), stored.sitting_id).sitting
+    read_on = Referee.read(SqliteStore(path), stored.sitting_id, shown)
+    whole = Referee(SqliteStore(path), stored.sitting_id)
+    assert _calls_and_state(read_on) == _calls_and_state(whole)
+    while whole.sitting.can_undo:  # each undo, back to the first event, as a whole read's (in memory: one database)
+        assert read_on.sitting.can_undo
+        assert read_on.sitting.apply(Undo()) == whole.sitting.apply(Undo())
+    assert not read_on.sitting.can_undo
