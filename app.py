@@ -1529,7 +1529,10 @@ def action_panel(referee: Referee, game, log_len: int, waiting: bool) -> None:
         # a crowd's names four to a row, where the game has the page's width; beside the camera (live, or the
         # server's) four long names to a row broke inside their words ("Moham / med Ali")
         wide = st.session_state.get("camera_source") not in ("live", "server")
-        per_row = 4 if longest <= 6 else 3 if longest <= 10 else 2
+        # a long name of short words (Oluwaseun Adeyem) wraps between them in a third of the page's width: eight
+        # players with one such name took four rows of two, and put the next player's play buttons below a laptop's
+        # screen. Beside the camera a third is too narrow for its words ("Oluwase / un")
+        per_row = 4 if longest <= 6 else 3 if longest <= 10 or (wide and longest_word(*callers) <= 10) else 2
         if len(callers) > CROWD:  # in smaller letters (the CSS), a name may wrap between its words
             per_row = 4 if wide else 3 if longest_word(*callers) <= 12 else 2
             # all in one row, which the CSS wraps per_row to a line, and three to a line on a phone: in rows made

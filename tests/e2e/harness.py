@@ -1322,26 +1322,31 @@ CROWD_NAMES = ("Zoë", "Bartholomew Kemp", "Łukasz", "Wang Wei", "Mohammed Ali"
                "Dmitri Ivanovich", "Ben", "Cara", "Kwame Mensah-Boa", "Oluwaseun Adeyem", "Ólafur Arnalds")
 
 
-#: The crowd's screens: (camera, width, height).
-CROWD_SCREENS = {"none": ("none", 1366, 768), "live": ("live", 1280, 800), "phone": ("none", 390, 844)}
+#: Eight players, one with a long name of short words: the most whose Cheat! buttons come in rows made by the app, at
+#: most four to a row (two to a row for that name put the next play's buttons below a laptop's screen).
+EIGHT_NAMES = ("Ann", "Ben", "Oluwaseun Adeyem", "Cara", "Sara Levi", "Fox", "Zoë", "Dev")
+
+#: The crowd's screens: (camera, width, height, players).
+CROWD_SCREENS = {"none": ("none", 1366, 768, CROWD_NAMES), "live": ("live", 1280, 800, CROWD_NAMES),
+                 "phone": ("none", 390, 844, CROWD_NAMES), "eight": ("none", 1366, 768, EIGHT_NAMES)}
 
 
 def crowd(work: Path) -> dict:
     """Twenty players, two decks, on a laptop's 1366 x 768 without a camera, at 1280 x 800 with the live camera
-    beside the game, and on a 390 x 844 phone: where the next play's buttons are after a play (the Cheat! buttons above them) and after a verdict. They were two
+    beside the game, and on a 390 x 844 phone (and eight players, one of them with a long name, on the laptop): where the next play's buttons are after a play (the Cheat! buttons above them) and after a verdict. They were two
     screens down: four rows of tall hand tiles above them, and the Cheat! buttons two to a row. And whether a caller's
     name breaks inside a word on its button (four long names to a row beside the camera did: "Moham / med Ali")."""
     result: dict = {"ok": False}
     foot = "() => Math.round(document.querySelector('.st-key-play_1 button').getBoundingClientRect().bottom)"
-    for screen, (camera, width, height) in CROWD_SCREENS.items():
-        folder = work / screen
+    for screen, (camera, width, height, names) in CROWD_SCREENS.items():
+        folder = work / screen.replace(" ", "_")
         folder.mkdir()
         run = Run(folder, page_video(folder), CHEAT_REFEREE_CAMERA=camera)
         page = run.page
         seen: dict = {"screen": [width, height]}
         with checked(run, folder, seen):
             page.set_viewport_size({"width": width, "height": height})
-            seat(run, CROWD_NAMES)
+            seat(run, names)
             run.key("rule_decks").get_by_text("Two decks").click()
             run.settle()
             run.tap("deal")
@@ -1358,7 +1363,7 @@ def crowd(work: Path) -> dict:
             seen["blank between Undo and the pile (px)"] = page.evaluate("""() => Math.round(
               document.querySelector('.st-key-board').getBoundingClientRect().top -
               document.querySelector('.st-key-undo').getBoundingClientRect().bottom)""")
-            page.screenshot(path=str(work / f"crowd-{screen}.png"))
+            page.screenshot(path=str(work / f"crowd-{screen.replace(' ', '_')}.png"))
             if screen == "none":  # the window narrowed to a tablet's 820 px, the sidebar still open beside the game
                 page.set_viewport_size({"width": 820, "height": 1180})
                 page.wait_for_timeout(1000)
@@ -1368,6 +1373,7 @@ def crowd(work: Path) -> dict:
                 page.wait_for_timeout(500)
             page.locator("[class*='st-key-cheat_'] button").first.click()
             run.settle()
+            page.wait_for_timeout(400)  # eight players: the honest button comes where Cheat! was, whose spot is held
             run.tap("reveal_honest")
             run.tap("apply_verdict")
             run.see("picks up")

@@ -213,18 +213,20 @@ def test_a_player_without_sight_or_mouse_is_told_each_move_and_keeps_the_focus(t
     assert any("Lie: Ann picks up 2 cards" in line for line in lines[:-2]), lines
 
 
-def test_twenty_players_on_a_laptop_or_a_phone_keep_the_next_plays_buttons_on_screen(tmp_path):
+def test_twenty_or_eight_players_on_a_laptop_or_a_phone_keep_the_next_plays_buttons_on_screen(tmp_path):
     """With twenty players the next play's buttons were two screens down a 1366 x 768 laptop after a play, and one
     after a verdict (the README says they are on the screen there); beside the camera, four callers' names to a row
     broke inside their words."""
     result = harness(tmp_path, "crowd", timeout=400)
     # the game the page's width, beside the live camera, and on a phone (whose first screen the Cheat! buttons filled,
     # two to a line: the play buttons' foot was at 938 px)
-    for camera in ("none", "live", "phone"):
+    # ... and eight players, one named "Oluwaseun Adeyem": the Cheat! buttons came two to a row (four rows), and the
+    # play buttons' foot was at 820 px
+    for camera in ("none", "live", "phone", "eight"):
         height = result[camera]["screen"][1]
         assert result[camera]["play buttons' foot after a play"] <= height, result
         assert result[camera]["play buttons' foot after a verdict"] <= height, result
-        if camera != "phone":  # where a phone's hands are two to a line, a long name and its tag take two lines
+        if camera in ("none", "live"):  # where a phone's hands are two to a line, a long name and its tag take two lines
             assert result[camera]["one line per hand"], result
         assert result[camera]["callers broken inside a word"] == [], result
         assert result[camera]["blank between Undo and the pile (px)"] <= 40, result  # 130 px of empty page
