@@ -181,6 +181,13 @@ button:focus-visible, [role="tab"]:focus-visible {outline: 3px solid #1f6feb !im
    phone (a longer note scrolls in them), so that the buttons under it never move while the camera reads. */
 .cr-camline {height: 2lh; overflow-y: auto;}
 @media (max-width: 640px) {.cr-camline {height: 3lh;}}
+/* On a phone the History leaves out its last column, the players of each game (the CSV has them): eight names made
+   the table 447 px wide in a box of 356, and each row 175 px high. The note under it says so, there only. */
+.cr-phoneonly {display: none; font-size: 0.875rem; opacity: 0.75;}
+@media (max-width: 640px) {
+  .st-key-history :is(th, td):last-child {display: none;}
+  .cr-phoneonly {display: block;}
+}
 /* ... and so do the cards tapped in at a call, and the verdict they make, above the rank buttons on a laptop (on a
    phone they are under the buttons, where they may grow); the heading over them goes there, where the line says
    what to tap, to make room. */
@@ -2185,7 +2192,10 @@ def table_screen(referee: Referee) -> None:
         rows = table.rows
         if len(rows) > HISTORY_SHOWN and not show_all_games(len(rows)):
             rows = rows[-HISTORY_SHOWN:]
-        st.table(history_rows(rows, TableKind.RANKED in kinds), hide_index=True)
+        with st.container(key="history"):
+            st.table(history_rows(rows, TableKind.RANKED in kinds), hide_index=True)
+            st.markdown("<div class='cr-phoneonly'>Who played each game: on a wider screen, or in the CSV "
+                        "below.</div>", unsafe_allow_html=True)
     else:
         st.caption("No game finished yet in this sitting.")
     d1, d2 = st.columns(2)

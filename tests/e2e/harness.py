@@ -1414,9 +1414,37 @@ def _turn_line_soon(page, words: str, ms: int = 8_000) -> str:
     return page.locator(".cr-turn").first.text_content().strip()
 
 
+def history(work: Path) -> dict:
+    """The match table's History on a phone (390 x 844), for a sitting of twelve games tapped in at a table of eight
+    whose names are long (imported before the page opens): how wide the table is against its box, how high its rows,
+    and which columns show. The players' column made it 447 px wide in a box of 356, each row 175 px high."""
+    games = [{"event": "winner", "player": EIGHT_NAMES[i % 8], **({"players": list(EIGHT_NAMES)} if i == 0 else {})}
+             for i in range(12)]
+    transcript = work / "evening.jsonl"
+    transcript.write_text("".join(json.dumps(game) + "\n" for game in games))
+    subprocess.run([sys.executable, "-m", "assistant", "import", str(transcript), "--name", "Tonight", "--db",
+                    str(work / "referee.sqlite3")], cwd=ROOT, check=True, capture_output=True)
+    run = Run(work, page_video(work), CHEAT_REFEREE_CAMERA="none")
+    result: dict = {"ok": False}
+    with checked(run, work, result):
+        run.page.set_viewport_size({"width": 390, "height": 844})
+        run.see("Match table")
+        run.page.locator("[class*='st-key-nav_']").get_by_text("Match table").click()
+        run.see("History")
+        run.page.wait_for_timeout(1500)
+        result.update(run.page.evaluate("""() => {
+          const table = [...document.querySelectorAll('[data-testid="stMain"] table')].pop();
+          const box = table.closest('[data-testid="stVerticalBlock"]');
+          return {"table, box (px)": [table, box].map(e => Math.round(e.getBoundingClientRect().width)),
+                  "highest row (px)": Math.max(...[...table.querySelectorAll('tbody tr')].map(r => r.getBoundingClientRect().height)),
+                  "columns shown": [...table.querySelectorAll('th')].filter(e => e.offsetParent !== null).map(e => e.innerText.trim())};
+        }"""))
+    return result
+
+
 PAGE_CHECKS = {"themes": themed_contrast, "voice": voice_note, "camera": camera_notes, "keys": play_keys,
                "names": names_shown, "restarts": restarts, "buttons": buttons, "access": for_every_player,
-               "arrivals": arrivals, "crowd": crowd}
+               "arrivals": arrivals, "crowd": crowd, "history": history}
 
 
 def main() -> int:

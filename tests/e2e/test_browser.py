@@ -234,6 +234,15 @@ def test_twenty_or_eight_players_on_a_laptop_or_a_phone_keep_the_next_plays_butt
     assert result["none"]["callers broken inside a word at 820 px"] == [], result
 
 
+def test_the_history_of_games_fits_a_phone(tmp_path):
+    """Eight long names in each game's players made the History 447 px wide in a phone's box of 356 (a sideways scroll,
+    the players out of sight) and each row 175 px high: on a phone it leaves the players out (the CSV has them)."""
+    result = harness(tmp_path, "history", timeout=150)
+    table, box = result["table, box (px)"]
+    assert table <= box and result["highest row (px)"] < 60, result
+    assert result["columns shown"] == ["Game", "Winner", "Table", "Tracked"], result
+
+
 def test_the_first_tap_on_the_match_table_after_a_deal_is_taken(tmp_path):
     """The deal's guard ran a second time as the match table replaced the game screen (Streamlit ran its script
     again), so a winner tapped at once was held as "Not taken" and nothing was recorded."""
