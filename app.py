@@ -2788,10 +2788,9 @@ def main() -> None:
     sitting_key = f"{chosen.id}@{chosen.created}"
     # read on from the sitting as this window last drew it: a run that read and replayed the whole sitting made every
     # tap of a long evening slower (Referee.read)
-    shown: Referee | None = st.session_state.get("_referee")
+    same = st.session_state.get("_sitting_key") == sitting_key
     try:
-        referee = Referee.read(store, chosen.id, shown.sitting if st.session_state.get("_sitting_key") == sitting_key
-                               and shown is not None else None)
+        referee = Referee.read(store, chosen.id, st.session_state.get("_referee") if same else None)
     except CheatError as error:
         st.error(f"The sitting {chosen.name} cannot be read: {error}")
         read_again_soon(lambda: Referee(open_store(), chosen.id))

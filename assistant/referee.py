@@ -9,7 +9,7 @@ from types import EllipsisType
 from typing import Iterable, Iterator
 
 from .cards import Rank
-from .errors import IllegalAction, StorageError
+from .errors import CheatError, IllegalAction, StorageError
 from .events import Call, Event, Undo
 from .game import State, check_caller
 from .sitting import Sitting, rebuild, replay, write_transcript
@@ -19,25 +19,41 @@ from .storage import MovedOn, OpenCall, SittingInfo, StaleSitting, Store
 class Referee:
     """Records events for one sitting: check, store, then acknowledge; a failure at any step changes nothing."""
 
-    def __init__(self, store: Store, sitting_id: int, sitting: Sitting | None = None) -> None:
-        """``sitting``: the stored events already replayed (an import), not read and replayed again."""
+    def __init__(self, store: Store, sitting_id: int, sitting: Sitting | None = None, recorded: str | None = None) -> None:
+        """``sitting``: the stored events already replayed (an import, a read on), not read and replayed again, the
+        last of them ``recorded`` then (:meth:`read`; None: not known)."""
         self.store = store
         self.sitting_id = sitting_id
-        self.sitting = sitting if sitting is not None else self._stored_sitting()
+        if sitting is None:
+            sitting = self._stored_sitting()
+            recorded = store.recorded(sitting_id, len(sitting.log) - 1)
+        self.sitting = sitting
+        #: when the store recorded the sitting's last event as this referee holds it: what :meth:`read` goes on from
+        self.recorded = recorded
 
     @classmethod
-    def read(cls, store: Store, sitting_id: int, shown: Sitting | None = None) -> "Referee":
-        """The sitting as stored, read on from ``shown`` (the same sitting as a page last drew it, left as it is): only
-        the events stored after it are read and replayed, where the stored log goes on from it (its last event
-        stored as it holds it), else the whole sitting. A page read and replayed the whole sitting at each run, and
-        its taps grew slower as the evening went on: 0.3 s at 1,000 events, 1 s at 20,000, where a tap 0.7 s after
-        the one before was refused as made on the screen before it."""
-        if shown is not None:
-            known = len(shown.log)
-            stored = store.events(sitting_id, max(0, known - 1))
-            if known == 0 or (stored and stored[0] == shown.log[-1]):
-                after = enumerate(stored[1 if known else 0:], known)
-                return cls(store, sitting_id, rebuild(after, _refused(sitting_id), shown.copy()))
+    def read(cls, store: Store, sitting_id: int, shown: "Referee | None" = None) -> "Referee":
+        """The sitting as stored, read on from ``shown`` (the referee of the same sitting as a page last drew it, left
+        as it is): only the events stored after its own are read and replayed, where the stored log goes on from it,
+        else the whole sitting. A page read and replayed the whole sitting at each run, and its taps grew slower as
+        the evening went on: 0.3 s at 1,000 events, 1 s at 20,000, where a tap 0.7 s after the one before was refused
+        as made on the screen before it.
+
+        The stored log goes on from ``shown`` where its last event is the very row ``shown`` last read or wrote (the
+        time it was recorded, to the microsecond): a file put back from a backup under a running page, whose later
+        rows differ, is read whole (read on from one like event, the page went on from a game that was not in the
+        file, or found an event of the file's refused and read again without end)."""
+        if shown is not None and shown.sitting_id == sitting_id and shown.recorded is not None:
+            known = len(shown.sitting.log)
+            if store.recorded(sitting_id, known - 1) == shown.recorded:
+                after = store.events(sitting_id, known)
+                try:
+                    sitting = rebuild(enumerate(after, known), _refused(sitting_id), shown.sitting.copy())
+                except CheatError:
+                    return cls(store, sitting_id)  # the whole read names the event the rules refuse
+                recorded = store.recorded(sitting_id, len(sitting.log) - 1) if after else shown.recorded
+                if recorded is not None:
+                    return cls(store, sitting_id, sitting, recorded)
         return cls(store, sitting_id)
 
     @classmethod
@@ -54,7 +70,7 @@ class Referee:
         """A new sitting holding ``sitting``'s events (a transcript replayed): stored in one transaction, and not
         replayed again (half an import's time)."""
         info: SittingInfo = store.create_sitting(name, sitting.log, sitting.state.table.rows)
-        return cls(store, info.id, sitting)
+        return cls(store, info.id, sitting, store.recorded(info.id, len(sitting.log) - 1))
 
     @property
     def state(self) -> State:
@@ -74,8 +90,9 @@ class Referee:
         new = self.sitting.preview(event)
         rows = new.table.rows if new.table is not old.table else None
         with self._reloaded_when_stale():
-            self.store.append(self.sitting_id, len(self.sitting.log), event, rows, settles, opens, shown)
+            recorded = self.store.append(self.sitting_id, len(self.sitting.log), event, rows, settles, opens, shown)
         self.sitting.commit(event, new)
+        self.recorded = recorded
         return new
 
     def open_call(self) -> OpenCall | None:
@@ -140,6 +157,7 @@ class Referee:
     def reload(self) -> None:
         """Read the sitting again from storage (after another window changed it)."""
         self.sitting = self._stored_sitting()
+        self.recorded = self.store.recorded(self.sitting_id, len(self.sitting.log) - 1)
 
     def _stored_sitting(self) -> Sitting:
         """The sitting as stored, read whole."""

@@ -895,18 +895,20 @@ def test_a_database_that_cannot_be_opened_is_reported(tmp_path, monkeypatch):
 def test_a_sitting_that_cannot_be_read_says_it_is_tried_again_and_is_shown_once_it_can(db):
     """A watching window stopped on "cannot be read" stayed on it for good, after a moment's read error the window
     playing never met (a browser check): its watch of the other windows was never drawn. It now tries again every
-    2 s (AppTest runs no timers: the browser check saw the page come back by itself)."""
+    2 s (AppTest runs no timers: the browser check saw the page come back by itself). A page reads on from the sitting
+    as it drew it: the error is met in an event another window recorded after it."""
     at = deal(open_app(), "Sam", "Maya")
     click(at, "play_1")
-    good = sqlite3.connect(db).execute("SELECT body FROM events WHERE seq = 1").fetchone()[0]
+    Referee(SqliteStore(db), 1).record(Play("Maya", 1))  # another window
+    good = sqlite3.connect(db).execute("SELECT body FROM events WHERE seq = 2").fetchone()[0]
     with sqlite3.connect(db) as damage:
-        damage.execute("UPDATE events SET body = '{broken' WHERE seq = 1")
+        damage.execute("UPDATE events SET body = '{broken' WHERE seq = 2")
     at.run()
     assert any("cannot be read" in e for e in errors(at)) and "This page tries again every 2 seconds." in text(at)
     with sqlite3.connect(db) as mend:
-        mend.execute("UPDATE events SET body = ? WHERE seq = 1", (good,))
+        mend.execute("UPDATE events SET body = ? WHERE seq = 2", (good,))
     at.run()
-    assert not errors(at) and "Maya's turn" in text(at) and "tries again" not in text(at)
+    assert not errors(at) and "Sam's turn" in text(at) and "tries again" not in text(at)
 
 
 def test_a_database_deleted_under_the_app_is_said_and_the_tap_is_not_acknowledged(db):
