@@ -59,12 +59,12 @@ def main() -> None:
             path = Path(folder) / f"s{n}.sqlite3"
             referee = Referee.import_transcript(SqliteStore(path), "bench", build_sitting(n, seed=1).splitlines())
             sid = referee.sitting_id
-            shown = Referee(SqliteStore(path), sid).sitting
+            shown = Referee(SqliteStore(path), sid)
             whole = timed(lambda: Referee(SqliteStore(path), sid), args.runs)
             on = timed(lambda: Referee.read(SqliteStore(path), sid, shown), args.runs)
             referee.record(next_event(referee))  # another window's event: this page's run reads on to it
             one = timed(lambda: Referee.read(SqliteStore(path), sid, shown), args.runs)
-            print(f"{len(shown.log):>8,} {whole * 1000:>11.1f} {on * 1000:>9.1f} {one * 1000:>15.1f}")
+            print(f"{len(shown.sitting.log):>8,} {whole * 1000:>11.1f} {on * 1000:>9.1f} {one * 1000:>15.1f}")
 
 
 if __name__ == "__main__":

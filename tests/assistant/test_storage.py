@@ -1144,3 +1144,14 @@ def test_a_backup_put_back_whose_next_event_the_pages_game_refuses_is_read_whole
     copied = SqliteStore(path)
     copied.recorded = lambda sitting_id, seq: page.recorded if seq == 2 else SqliteStore.recorded(copied, sitting_id, seq)
     assert Referee.read(copied, page.sitting_id, page).state == other.state
+
+
+def test_a_sitting_copied_to_read_on_from_holds_every_part_of_the_original_apart():
+    """A page reads on from a copy of the sitting it drew: every part of it copied (one added later and left out
+    would be shared, or missing), and what the copy goes on with leaves the original as it was."""
+    original = Sitting([NewGame(PLAYERS), Play("Alice", 1)])
+    copy = original.copy()
+    assert vars(copy).keys() == vars(original).keys()
+    copy.apply(call("Ben", "A"))
+    assert original.log == [NewGame(PLAYERS), Play("Alice", 1)] and original.calls == {}
+    assert copy.calls != {} and original.state.game.awaiting_call
