@@ -45,15 +45,14 @@ class Referee:
         file, or found an event of the file's refused and read again without end)."""
         if shown is not None and shown.sitting_id == sitting_id and shown.recorded is not None:
             known = len(shown.sitting.log)
-            if store.recorded(sitting_id, known - 1) == shown.recorded:
-                after = store.events(sitting_id, known)
+            read_on = store.read_on(sitting_id, known - 1, shown.recorded)
+            if read_on is not None:
+                after, recorded = read_on
                 try:
                     sitting = rebuild(enumerate(after, known), _refused(sitting_id), shown.sitting.copy())
                 except CheatError:
                     return cls(store, sitting_id)  # the whole read names the event the rules refuse
-                recorded = store.recorded(sitting_id, len(sitting.log) - 1) if after else shown.recorded
-                if recorded is not None:
-                    return cls(store, sitting_id, sitting, recorded)
+                return cls(store, sitting_id, sitting, recorded)
         return cls(store, sitting_id)
 
     @classmethod

@@ -86,6 +86,8 @@ class Store(Protocol):
 
     def recorded(self, sitting_id: int, seq: int) -> str | None: ...
 
+    def read_on(self, sitting_id: int, seq: int, recorded: str) -> tuple[list[Event], str] | None: ...
+
     def open_call(self, sitting_id: int) -> OpenCall | None: ...
 
     def keep_call(self, sitting_id: int, call: OpenCall, replacing: OpenCall | None = None) -> OpenCall: ...
@@ -174,6 +176,11 @@ _COLUMNS = {
 }
 #: The tables of the referee's files from before they carried its mark.
 _UNMARKED_TABLES = ("sittings", "events", "games")
+
+#: a sitting's number of events and when its last was recorded, for the listing: the last event looked up by its key,
+#: not every event counted (a page lists the sittings twice a run, and counting 20,000 events took 8 ms each time)
+_LAST_EVENT = ("COALESCE((SELECT MAX(seq) + 1 FROM events WHERE sitting_id = {sitting}), 0), "
+               "(SELECT CAST(recorded AS BLOB) FROM events WHERE sitting_id = {sitting} ORDER BY seq DESC LIMIT 1)")
 
 
 def _a_row_number(n: int) -> bool:
@@ -397,12 +404,8 @@ class SqliteStore:
         """Every sitting, with its number of events and when the last was recorded. Its texts are read as bytes: a
         name or a time damaged on disk is shown with replacement marks, and must not hide the other sittings."""
         self._still_there()
-        # each sitting's last event looked up by its key, not its events counted: a page lists the sittings twice a
-        # run, and counting every event of a file of 20,000 took 8 ms each time
         rows = self._read_unless_damaged(
-            "SELECT s.id, CAST(s.name AS BLOB), CAST(s.created AS BLOB), "
-            "COALESCE((SELECT MAX(seq) + 1 FROM events WHERE sitting_id = s.id), 0), "
-            "(SELECT CAST(recorded AS BLOB) FROM events WHERE sitting_id = s.id ORDER BY seq DESC LIMIT 1) "
+            f"SELECT s.id, CAST(s.name AS BLOB), CAST(s.created AS BLOB), {_LAST_EVENT.format(sitting='s.id')} "
             "FROM sittings s ORDER BY s.id")
         if rows is None:
             rows = self._sittings_one_by_one()
@@ -417,8 +420,7 @@ class SqliteStore:
                                            "ORDER BY id")
         rows = []
         for i, name, created in listed if listed is not None else self._sittings_row_by_row():
-            counted = self._read_unless_damaged("SELECT COUNT(*), CAST(MAX(recorded) AS BLOB) FROM events "
-                                                "WHERE sitting_id = ?", (i,))
+            counted = self._read_unless_damaged(f"SELECT {_LAST_EVENT.format(sitting='?')}", (i, i))
             rows.append((i, name, created, *(counted[0] if counted else (0, None))))
         return rows
 
@@ -464,10 +466,25 @@ class SqliteStore:
         """The sitting's events from number ``start`` on (a page that has read those before reads only the rest)."""
         if not _a_row_number(sitting_id) or not self._read("SELECT 1 FROM sittings WHERE id = ?", (sitting_id,)):
             raise self._no_sitting(sitting_id)
-        rows = self._read("SELECT seq, CAST(body AS BLOB) FROM events WHERE sitting_id = ? AND seq >= ? ORDER BY seq",
-                          (sitting_id, start))
+        return self._parsed(sitting_id, start, self._rows_from(sitting_id, start))
+
+    def read_on(self, sitting_id: int, seq: int, recorded: str) -> tuple[list[Event], str] | None:
+        """The events after number ``seq``, and when the last of them (or ``seq`` itself, where none came after) was
+        recorded, where event ``seq`` is still the very row recorded at ``recorded`` (:meth:`recorded`); None where it
+        is not. One statement reads them all, so the mark and the rows after it are one moment of the file."""
+        rows = self._rows_from(sitting_id, seq)
+        if not rows or rows[0][0] != seq or _text(rows[0][2]) != recorded:
+            return None
+        return self._parsed(sitting_id, seq + 1, rows[1:]), _text(rows[-1][2])
+
+    def _rows_from(self, sitting_id: int, start: int) -> list[tuple]:
+        return self._read("SELECT seq, CAST(body AS BLOB), CAST(recorded AS BLOB) FROM events "
+                          "WHERE sitting_id = ? AND seq >= ? ORDER BY seq", (sitting_id, start))
+
+    def _parsed(self, sitting_id: int, start: int, rows: list[tuple]) -> list[Event]:
+        """The events of ``rows`` (number ``start`` on), each checked to be the next, and readable."""
         events = []
-        for expected, (seq, body) in enumerate(rows, start):
+        for expected, (seq, body, _) in enumerate(rows, start):
             if seq != expected:
                 raise StorageError(f"sitting {sitting_id} in {self.path} is missing event {expected}")
             try:
@@ -528,7 +545,7 @@ class SqliteStore:
         mark of that very row, which a row put back from a backup or written by another referee does not share."""
         rows = self._read("SELECT CAST(recorded AS BLOB) FROM events WHERE sitting_id = ? AND seq = ?",
                           (sitting_id, seq))
-        return bytes(rows[0][0]).decode("utf-8", "replace") if rows else None
+        return _text(rows[0][0]) if rows else None
 
     def open_call(self, sitting_id: int) -> OpenCall | None:
         """The call open in this sitting, if any. One that cannot be read back (a row edited by hand) is no call:

@@ -12,6 +12,7 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+from contextlib import closing
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -1141,9 +1142,28 @@ def test_a_backup_put_back_whose_next_event_the_pages_game_refuses_is_read_whole
                   Play("Eve", 1)):
         other.record(event)
     assert Referee.read(SqliteStore(path), page.sitting_id, page).state == other.state
-    copied = SqliteStore(path)
-    copied.recorded = lambda sitting_id, seq: page.recorded if seq == 2 else SqliteStore.recorded(copied, sitting_id, seq)
-    assert Referee.read(copied, page.sitting_id, page).state == other.state
+    with closing(sqlite3.connect(path)) as db, db:
+        db.execute("UPDATE events SET recorded = ? WHERE sitting_id = ? AND seq = 2", (page.recorded, page.sitting_id))
+    assert SqliteStore(path).recorded(page.sitting_id, 2) == page.recorded
+    assert Referee.read(SqliteStore(path), page.sitting_id, page).state == other.state
+
+
+def test_reading_on_gives_the_events_after_a_marked_row_and_the_mark_of_the_last_else_nothing(tmp_path):
+    """A page reads on from its last event only while the file still holds that very row: then it gets the events
+    stored after it and the mark it goes on from next (its own where none came); a row with another mark, or none,
+    gives nothing to read on from, and the page reads the sitting whole."""
+    store = SqliteStore(tmp_path / "r.sqlite3")
+    page = Referee.new(store, "Friday")
+    page.record(NewGame(PLAYERS))
+    mark = page.recorded
+    assert store.read_on(page.sitting_id, 0, mark) == ([], mark)
+    page.record(Play("Alice", 1))
+    page.record(Play("Ben", 2))
+    assert store.read_on(page.sitting_id, 0, mark) == ([Play("Alice", 1), Play("Ben", 2)], page.recorded)
+    assert page.recorded == store.recorded(page.sitting_id, 2) != mark
+    assert store.read_on(page.sitting_id, 1, mark) is None  # event 1 is another row
+    assert store.read_on(page.sitting_id, 3, page.recorded) is None  # there is no event 3
+    assert store.read_on(page.sitting_id + 1, 0, mark) is None  # nor a second sitting
 
 
 def test_a_sitting_copied_to_read_on_from_holds_every_part_of_the_original_apart():
