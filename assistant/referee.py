@@ -12,7 +12,7 @@ from .cards import Rank
 from .errors import CheatError, IllegalAction, StorageError
 from .events import Call, Event, Undo
 from .game import State, check_caller
-from .sitting import Sitting, rebuild, replay, write_transcript
+from .sitting import Sitting, rebuild, replay, transcript_text
 from .storage import MovedOn, OpenCall, SittingInfo, StaleSitting, Store
 
 
@@ -163,9 +163,7 @@ class Referee:
         return rebuild(enumerate(self.store.events(self.sitting_id)), _refused(self.sitting_id))
 
     def transcript(self) -> str:
-        out = io.StringIO()
-        write_transcript(self.sitting.log, out)
-        return out.getvalue()
+        return transcript_text(self.sitting.log)
 
     def table_csv(self) -> str:
         """The match table as CSV: one row per game, then nothing else (the standing is a sum of rows).

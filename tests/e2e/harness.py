@@ -1314,6 +1314,13 @@ def arrivals(work: Path) -> dict:
         page.wait_for_timeout(1500)
         run.settle()
         result["games recorded by the first tap"] = games() - before
+        # the game log, written out at the tap (not at each run): the log as stored, every event once, in order
+        with page.expect_download() as download:
+            run.key("transcript").locator("button").click()
+        stored = sqlite3.connect(work / "referee.sqlite3").execute("SELECT body FROM events ORDER BY seq").fetchall()
+        lines = Path(download.value.path()).read_text().splitlines()
+        result["transcript lines, events stored"] = [len(lines), len(stored)]
+        result["transcript is the stored log"] = lines == [body for (body,) in stored]
     return result
 
 
