@@ -1660,6 +1660,12 @@ def call_panel(referee: Referee, game, call: OpenCall) -> None:
                width="stretch")
 
 
+def unspoken(shown: str) -> str:
+    """HTML ``shown`` on the screen and not to a screen reader: what the page says to one in words of its own (an
+    alert), which a screen reader reading the whole page said twice."""
+    return f"<span aria-hidden='true'>{shown}</span>"
+
+
 def revealed_so_far(game, caller: str, claim, call: OpenCall) -> None:
     """The cards tapped in, what they would make the verdict, and the button that applies it: above the rank
     buttons, where a laptop's screen shows it without scrolling, and in one place whether or not cards are in
@@ -1677,7 +1683,8 @@ def revealed_so_far(game, caller: str, claim, call: OpenCall) -> None:
         verdict = verdict_for(game, caller, revealed) if revealed else None
     except CheatError as error:  # five aces from one deck: the table tapped one too many, or the wrong rank
         lead = "These cards cannot be right: " if isinstance(error, ImpossibleReveal) else ""
-        line = alert = esc(words.sentence(lead + str(error)))
+        alert = esc(words.sentence(lead + str(error)))
+        line = unspoken(alert)
     else:
         line = if_these_are_the_cards(game, claim, revealed, verdict)
         misfit = seen_conflict(game, claim.player, revealed) if revealed else None
@@ -1685,14 +1692,15 @@ def revealed_so_far(game, caller: str, claim, call: OpenCall) -> None:
             why = "If they are right, an earlier reveal was entered wrong, and the referee goes by these."
             alert = esc(f"These cards do not fit what the table saw: {misfit}. {why}")
             # in the two lines first that the cards need a look, then what Apply would do; why, after them (it scrolls)
-            line = (f"Check these cards: they do not fit what the table saw. {line}. Why: {esc(misfit)}. {esc(why)}")
+            line = (f"{unspoken('Check these cards: they do not fit what the table saw.')} {line}. "
+                    f"{unspoken(f'Why: {esc(misfit)}. {esc(why)}')}")
     # one height, two lines, whatever it says (the CSS), a warning too (smaller, and scrolled): on a laptop the rank
     # buttons are under it. "1 of the 2 claimed" after the first card tapped in, on the line above, moved them down
     # 36 px and back at the next; a warning or an error in a box of its own moved them by its height, under the tap
     # that went after the card that brought it (a fifth ace, and "Back one card" was not where it had been)
     check = bool(alert)
     if check:
-        line = f"<span class='cr-checkthem'>⚠ {line}</span><span class='cr-sr' role='alert'>{alert}</span>"
+        line = f"<span class='cr-checkthem'>{unspoken('⚠')} {line}</span><span class='cr-sr' role='alert'>{alert}</span>"
     st.markdown(f"<div class='cr-sub cr-ifline{' cr-check' if check else ''}'>{line}</div>", unsafe_allow_html=True)
     button(st, "Apply the verdict", key="apply_verdict", type="primary", disabled=verdict is None, on_click=settle,
               args=(call, revealed))

@@ -45,6 +45,13 @@ def text(at: AppTest) -> str:
     return html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", inline)))
 
 
+def spoken(at: AppTest) -> str:
+    """What a screen reader reading the whole page hears of its markdown: :func:`text` without what is hidden from it
+    (``aria-hidden``)."""
+    return html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", re.sub(
+        r"<span aria-hidden='true'>.*?</span>", "", " ".join(m.value for m in at.markdown)))))
+
+
 def errors(at: AppTest) -> list[str]:
     return [e.value for e in at.error] + [w.value for w in at.warning]
 

@@ -16,7 +16,7 @@ from assistant.referee import Referee
 from assistant.rules import CountRule, Order, TableKind
 from assistant.storage import OpenCall, SqliteStore
 
-from .conftest import add_players, click, deal, errors, open_app, refusals, reloaded, start_sitting, text
+from .conftest import add_players, click, deal, errors, open_app, refusals, reloaded, spoken, start_sitting, text
 
 
 def stored_state(db):
@@ -219,6 +219,7 @@ def test_correction_by_hand_before_and_after_the_verdict(db):
     click(at, "reveal_add_A")
     # said in the line of one height above the rank buttons, not in a box of its own that pushed them down
     assert "⚠ These cards cannot be right: 5 cards of rank A revealed, but only 4 are in play." in text(at), text(at)
+    assert spoken(at).count("These cards cannot be right") == 1, "said to a screen reader once, not twice"
     assert not errors(at)
     assert at.button(key="apply_verdict").disabled
     click(at, "reveal_clear")
@@ -1575,6 +1576,9 @@ def test_a_card_seen_going_into_another_hand_is_said_not_to_fit_but_the_table_de
     alerts = [m.value for m in at.markdown if "role='alert'" in m.value]
     assert len(alerts) == 1 and (f"role='alert'>These cards do not fit what the table saw: {why}. {then}</span>"
                                  in alerts[0].replace("&#x27;", "'")), alerts
+    # ... and once only to one reading the whole page: the line shown said it again
+    heard = spoken(at).replace(" .", ".")
+    assert heard.count(why) == 1 and heard.count("Lie: Leo picks up 2 cards") == 1, heard
     assert not errors(at)
     assert not at.button(key="apply_verdict").disabled
     click(at, "reveal_back")
