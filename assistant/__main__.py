@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import itertools
 import json
 import os
 import sqlite3
@@ -17,12 +18,13 @@ import stat
 import sys
 from contextlib import closing
 from pathlib import Path
+from typing import BinaryIO, Iterator
 
 from . import command_line
 from .calls import CallRecord
 from .cards import card_count, last_cards
 from .errors import StorageError
-from .game import standing_counts
+from .game import standing_counts, who
 from .referee import Referee
 from .rules import TableKind
 from .sitting import Sitting, TranscriptError, replay, state_to_json
@@ -53,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
         store = SqliteStore(_existing(args.db), as_it_is=True)  # listed or exported, a file stays as it was
         if args.command == "sittings":
             sittings = store.sittings()
-            out = "".join(f"{info.id}\t{info.name}\t{info.created}\t{_events(info.events)}\n" for info in sittings)
+            out = "".join(f"{info.id}\t{who(info.name)}\t{info.created}\t{_events(info.events)}\n" for info in sittings)
         else:
             referee = Referee(store, args.sitting)
             out = referee.table_csv() if args.csv else referee.transcript()
@@ -64,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"No sittings yet in {store.path}.", file=sys.stderr)
     if args.command == "export" and args.csv and _into_a_file(sys.stdout):
         out = "\ufeff" + out  # the byte order mark Excel needs to read "Zoë", as the app's download has
-    sys.stdout.write(out)
+    command_line.write(out)
     return 0
 
 
@@ -79,24 +81,26 @@ def _import(args: argparse.Namespace) -> int:
     """The transcript read and replayed, and the name checked, before the database is opened: a file that cannot be
     imported leaves no database behind (a mistyped --db made one, empty, and its folders). A database this import
     made, and then could not store the sitting in (a full disk), is taken away again, with the folders made for it."""
-    path = Path(args.db).expanduser() if args.db else default_db_path()
-    made = _first_missing(path)
-    store, opening, made_file = None, False, None
+    store, opening, made, made_file = None, False, None, None
     try:
+        path = _db_path(args.db)
+        made = _first_missing(path)
         name = sitting_name(args.name)
         sitting = _read(args.file)
         opening = True
         store = SqliteStore(path)
         made_file = store.identity if store.created else None
         referee = Referee.import_sitting(store, name, sitting)
-    except (_Unreadable, StorageError, TranscriptError) as error:
+    except BaseException as error:  # Ctrl-C too: an import stopped leaves no database behind either
         if store is not None:
             store.close()
         if opening and made is not None and (store is None or made_file is not None):
             _take_back(path, made, made_file)
+        if not isinstance(error, (_Unreadable, StorageError, TranscriptError)):
+            raise
         print(str(error), file=sys.stderr)
         return 2
-    said = f"imported {_events(len(sitting.log))} as sitting {referee.sitting_id} ({name})"
+    said = f"imported {_events(len(sitting.log))} as sitting {referee.sitting_id} ({who(name)})"
     try:
         print(said, flush=True)
     except OSError as error:  # the sitting is stored: a failure said here would have it imported twice
@@ -173,28 +177,56 @@ def _read(path: str) -> Sitting:
         if path == "-":
             if sys.stdin is None:
                 raise _Unreadable("cannot read -: the standard input is closed")
-            return replay(sys.stdin.buffer)
+            return replay(_lines(sys.stdin.buffer))
         with open(path, "rb") as handle:
-            return replay(handle)
+            return replay(_lines(handle))
     except BrokenPipeError:
         raise
     except OSError as error:
         raise _Unreadable(f"cannot read {path}: {error.strerror}") from None
 
 
+#: The longest transcript line read, far beyond any event's (a deal of twenty players with long names takes under 2 KB):
+#: a file without line breaks (/dev/zero, a film named by mistake) was read whole into memory as its first line.
+MAX_LINE = 16 << 20
+
+
+def _lines(handle: BinaryIO) -> Iterator[bytes]:
+    """The lines of a transcript file, none read beyond MAX_LINE bytes (TranscriptError names the line)."""
+    for number in itertools.count(1):
+        line = handle.readline(MAX_LINE + 1)
+        if not line:
+            return
+        if len(line) > MAX_LINE:
+            raise TranscriptError(number, f"longer than {MAX_LINE >> 20} MB, so not a line of a transcript")
+        yield line
+
+
 def _into_a_file(stream) -> bool:
     """Whether ``stream`` writes into a file on disk (``> friday.csv``), not into a pipe or a terminal, where a byte
-    order mark would be one more character for the program or the eye that reads it."""
+    order mark would be one more character for the program or the eye that reads it; and into an empty one: added to
+    a file (``>> friday.csv``) it came in the middle, where a spreadsheet shows it in a row of its own."""
     try:
-        return stat.S_ISREG(os.fstat(stream.fileno()).st_mode)
+        found = os.fstat(stream.fileno())
+        return stat.S_ISREG(found.st_mode) and found.st_size == 0
     except (OSError, ValueError, io.UnsupportedOperation):
         return False
+
+
+def _db_path(db: str | None) -> Path:
+    """The database ``--db`` names, or the default where it is not given: an empty --db (``--db "$DB"`` with DB
+    unset) is refused, not taken for the default, into which a script would have imported for good."""
+    if db is None:
+        return default_db_path()
+    if not db:
+        raise StorageError("no database named: the path given to --db is empty")
+    return Path(db).expanduser()
 
 
 def _existing(db: str | None) -> Path:
     """The database a command that only reads names: where there is none, none is made (a mistyped --db would
     leave an empty database behind, and list nothing, as if the evening had been lost)."""
-    path = Path(db).expanduser() if db else default_db_path()
+    path = _db_path(db)
     try:
         missing = not path.exists() or (path.is_file() and path.stat().st_size == 0)  # SQLite would make it one
     except OSError as error:  # a folder on the way this user may not enter
@@ -231,28 +263,29 @@ def _summary(state: dict, kinds: set[TableKind]) -> str:
     else:
         last = game["last_play"]
         if game["over"]:
-            lines.append(f"Game over. Places: {', '.join(game['places']) or 'none'}")
+            lines.append(f"Game over. Places: {', '.join(map(who, game['places'])) or 'none'}")
         elif game["awaiting_call"] and last is not None:
             claim = f"{card_count(last['count'])} claimed as {last['rank']}"
+            player = who(last["player"])
             if game["hands"][last["player"]] == 0:
-                lines.append(f"{last['player']} played {last_cards(last['count'])} ({claim}): Cheat!, or nobody calls, and "
-                             f"{last['player']} is out only if the play survives.")
+                lines.append(f"{player} played {last_cards(last['count'])} ({claim}): Cheat!, or nobody calls, and "
+                             f"{player} is out only if the play survives.")
             else:
-                lines.append(f"{last['player']}'s play ({claim}) can be called.")
+                lines.append(f"{player}'s play ({claim}) can be called.")
             goes_on = " if the game goes on" if game["hands"][last["player"]] == 0 else ""  # it may end with the call
-            lines.append(f"Then {game['turn']} plays{goes_on}, claiming {' or '.join(game['ranks_allowed'])}; "
+            lines.append(f"Then {who(game['turn'])} plays{goes_on}, claiming {' or '.join(game['ranks_allowed'])}; "
                          f"pile {card_count(game['pile'])}.")
         else:
-            lines.append(f"{game['turn']} to play, claiming {' or '.join(game['ranks_allowed'])}; "
+            lines.append(f"{who(game['turn'])} to play, claiming {' or '.join(game['ranks_allowed'])}; "
                          f"pile {card_count(game['pile'])}.")
         if (called := game["last_call"]) is not None:
             said = "a lie" if called["lie"] else "honest"
-            lines.append(f"Last call: {called['caller']} on {called['challenged']}, {said}; "
-                         f"{called['picked_up_by']} picked up {card_count(called['cards'])}.")
-        lines.extend(f"  {name}: {card_count(count)}" for name, count in game["hands"].items())
+            lines.append(f"Last call: {who(called['caller'])} on {who(called['challenged'])}, {said}; "
+                         f"{who(called['picked_up_by'])} picked up {card_count(called['cards'])}.")
+        lines.extend(f"  {who(name)}: {card_count(count)}" for name, count in game["hands"].items())
     table = state["table"]
     lines.append(f"Table ({_scoring(kinds)}), {table['games']} game{'' if table['games'] == 1 else 's'} finished:")
-    lines.extend(f"  {name}: {score}" for name, score in table["scores"].items())
+    lines.extend(f"  {who(name)}: {score}" for name, score in table["scores"].items())
     return "\n".join(lines)
 
 
@@ -269,7 +302,7 @@ def _calls_summary(records: dict[str, CallRecord]) -> str:
         return f"{n} {thing}{'' if n == 1 else 's'}"
 
     return "\n".join(["Calls, in the games followed:", *(
-        f"  {name}: {r.called} of {some(r.plays, 'play')} called, {r.caught} caught lying; "
+        f"  {who(name)}: {r.called} of {some(r.plays, 'play')} called, {r.caught} caught lying; "
         f"{some(r.calls, 'Cheat! call')}, {r.right} right; picked up {card_count(r.picked_up)}"
         for name, r in records.items())])
 

@@ -20,7 +20,7 @@ from .rules import RANKED_POINTS, CountRule, Order, Rules, TableKind
 from .seen import Seen, count, elsewhere, emptied, forget, laid_down, laid_out, picked_up, where
 
 
-def _who(name: str) -> str:
+def who(name: str) -> str:
     """A player's name as a message says it: quoted where spaces or unseen characters would hide what it is, so that
     "Ann" and "Ann " in one transcript read as two names ("it is Ann's turn, not "Ann "'s"), not as one. "Zoë" typed
     as an e and a combining diaeresis reads as "Zoë" too, and is another string: its marks are written as escapes."""
@@ -257,7 +257,7 @@ def _new_game(state: State, event: NewGame) -> State:
     seen: set[str] = set()
     for name in players:
         if name in seen:
-            raise IllegalAction(f"{_who(name)} is listed twice; player names must be unique")
+            raise IllegalAction(f"{who(name)} is listed twice; player names must be unique")
         seen.add(name)
     dealer = event.dealer if event.dealer is not None else default_dealer(state, players)
     _require_seated(players, dealer, "dealer")
@@ -322,7 +322,7 @@ def _left_of(players: tuple[str, ...], name: str) -> str:
 
 def _require_seated(players: tuple[str, ...], name: str, role: str) -> None:
     if name not in players:
-        raise IllegalAction(f"the {role} {_who(name)} is not one of the players ({', '.join(map(_who, players))})")
+        raise IllegalAction(f"the {role} {who(name)} is not one of the players ({', '.join(map(who, players))})")
 
 
 #: A game recorded by one tap on its winner has no deck size: it may seat as many as two decks allow.
@@ -343,7 +343,7 @@ def _winner(state: State, event: Winner) -> State:
     else:
         raise IllegalAction("no players known yet: give the table's players with the winner")
     if twice := next((name for i, name in enumerate(players) if name in players[:i]), None):
-        raise IllegalAction(f"{_who(twice)} is listed twice; player names must be unique")
+        raise IllegalAction(f"{who(twice)} is listed twice; player names must be unique")
     if not 2 <= len(players) <= MAX_TABLE:
         raise IllegalAction(f"a game takes 2 to {MAX_TABLE} players (two decks), not {len(players)}")
     if event.table is not None and event.table is not table.kind:
@@ -354,7 +354,7 @@ def _winner(state: State, event: Winner) -> State:
     places = _result_places(table.kind, event, players)
     for name in places:
         if name not in players:
-            raise IllegalAction(f"{_who(name)} is not one of the players ({', '.join(map(_who, players))})")
+            raise IllegalAction(f"{who(name)} is not one of the players ({', '.join(map(who, players))})")
     if len(set(places)) != len(places):
         raise IllegalAction("a player can take only one place")
     # every player placed: the last is the one left with cards, who takes no place (a sitting stored before this rule
@@ -381,7 +381,7 @@ def _result_places(kind: TableKind, event: Winner, players: tuple[str, ...]) -> 
         if not 1 <= len(event.places) <= most:
             raise IllegalAction(f"a ranked table records 1 to {most} places")
         if event.player is not None and event.player != event.places[0]:
-            raise IllegalAction(f"the winner {_who(event.player)} must be first in the places")
+            raise IllegalAction(f"the winner {who(event.player)} must be first in the places")
         return event.places
     assert event.player is not None
     return (event.player,)
@@ -394,17 +394,17 @@ def _game_in_play(state: State) -> Game:
     if state.game is None:
         raise IllegalAction("no game has been dealt yet")
     if state.game.over:
-        raise IllegalAction(f"the game is over: {_who(state.game.places[0])} won" if state.game.places else "the game is over")
+        raise IllegalAction(f"the game is over: {who(state.game.places[0])} won" if state.game.places else "the game is over")
     return state.game
 
 
 def _require_turn(game: Game, player: str, action: str) -> None:
     if player not in game.players:
-        raise IllegalAction(f"{_who(player)} is not playing in this game")
+        raise IllegalAction(f"{who(player)} is not playing in this game")
     if player in game.places:
-        raise IllegalAction(f"{_who(player)} is out of the game and cannot {action}")
+        raise IllegalAction(f"{who(player)} is out of the game and cannot {action}")
     if player != game.turn:
-        raise IllegalAction(f"it is {_who(game.turn)}'s turn, not {_who(player)}'s")
+        raise IllegalAction(f"it is {who(game.turn)}'s turn, not {who(player)}'s")
 
 
 def _next_turn(game: Game, after: str) -> str | None:
@@ -461,7 +461,7 @@ def _settled_copy(current: Game) -> Game:
         _settle(game)
         if game.over:
             raise IllegalAction(  # the player whose last cards wait for a call, not the table's winner
-                f"{_who(current.last_play.player)} played {last_cards(current.last_play.count)}: record the call or "
+                f"{who(current.last_play.player)} played {last_cards(current.last_play.count)}: record the call or "
                 "no call to end the game"
             )
     return game
@@ -472,14 +472,14 @@ def _play(state: State, event: Play) -> State:
     _require_turn(current, event.player, "play")
     rules = current.rules
     if event.count < 1:
-        raise IllegalAction(f"{_who(event.player)} must play at least one card")
+        raise IllegalAction(f"{who(event.player)} must play at least one card")
     if rules.max_cards == 1 and event.count != 1:
-        raise IllegalAction(f"exactly one card per play in this game; {_who(event.player)} cannot play {event.count}")
+        raise IllegalAction(f"exactly one card per play in this game; {who(event.player)} cannot play {event.count}")
     if rules.max_cards is not None and event.count > rules.max_cards:
-        raise IllegalAction(f"at most {rules.max_cards} cards per play in this game; {_who(event.player)} cannot play {event.count}")
+        raise IllegalAction(f"at most {rules.max_cards} cards per play in this game; {who(event.player)} cannot play {event.count}")
     held = current.hands[event.player]
     if event.count > held:
-        raise IllegalAction(f"{_who(event.player)} holds {card_count(held)} and cannot play {event.count}")
+        raise IllegalAction(f"{who(event.player)} holds {card_count(held)} and cannot play {event.count}")
     rank = _claimed_rank(current, event)
     game = _settled_copy(current)
     game.hands[event.player] -= event.count
@@ -500,13 +500,13 @@ def _claimed_rank(game: Game, event: Play) -> Rank:
     if event.rank is None:
         if len(allowed) > 1:
             shown = " or ".join(r.value for r in allowed)
-            raise IllegalAction(f"{_who(event.player)} must say which rank is claimed: {shown}")
+            raise IllegalAction(f"{who(event.player)} must say which rank is claimed: {shown}")
         return allowed[0]
     if event.rank not in allowed:
         if len(allowed) == 1:
             raise IllegalAction(f"the rank due is {allowed[0].value}, not {event.rank.value}")
         shown = " or ".join(r.value for r in allowed)
-        raise IllegalAction(f"{_who(event.player)} may claim {shown}, not {event.rank.value}")
+        raise IllegalAction(f"{who(event.player)} may claim {shown}, not {event.rank.value}")
     return event.rank
 
 
@@ -540,7 +540,7 @@ def check_reveal(game: Game, revealed: tuple[Rank, ...]) -> None:
         raise ImpossibleReveal("a reveal shows at least one card")
     held = game.hands[claim.player] + claim.count
     if len(revealed) > held:
-        raise ImpossibleReveal(f"{_who(claim.player)} held {card_count(held)} and cannot have played {len(revealed)}")
+        raise ImpossibleReveal(f"{who(claim.player)} held {card_count(held)} and cannot have played {len(revealed)}")
     for rank, seen in Counter(revealed).items():
         if rank is Rank.JOKER:
             if not rules.jokers:
@@ -598,12 +598,12 @@ def nothing_to_call(game: Game | None) -> str | None:
     if game is None:
         return "no game is being played: nothing to call"
     if game.over:
-        return f"the game is over: {_who(game.places[0])} won" if game.places else "the game is over"
+        return f"the game is over: {who(game.places[0])} won" if game.places else "the game is over"
     if game.last_play is None:
         return "nothing has been played yet in this game: nothing to call"
     if game.awaiting_call:
         return None
-    who = _who(game.last_play.player)
+    who = who(game.last_play.player)
     # the verdict holds the very claim it settled (copies of a game share it): an equal claim of an earlier turn is
     # another play
     if game.last_call is not None and game.last_call.claim is game.last_play:
@@ -617,11 +617,11 @@ def check_caller(game: Game | None, caller: str) -> None:
     if (why := nothing_to_call(game)) is not None:
         raise IllegalAction(why)
     if caller not in game.players:
-        raise IllegalAction(f"{_who(caller)} is not playing in this game")
+        raise IllegalAction(f"{who(caller)} is not playing in this game")
     if caller == game.last_play.player:
-        raise IllegalAction(f"{_who(caller)} cannot call their own play")
+        raise IllegalAction(f"{who(caller)} cannot call their own play")
     if caller in game.places:
-        raise IllegalAction(f"{_who(caller)} is out of the game and cannot call")
+        raise IllegalAction(f"{who(caller)} is out of the game and cannot call")
 
 
 def verdict_for(game: Game | None, caller: str, revealed: tuple[Rank, ...]) -> Verdict:
@@ -676,14 +676,14 @@ def _four_of_a_kind(state: State, event: FourOfAKind) -> State:
     if not rules.four_of_a_kind:
         raise IllegalAction("laying out four of a kind is off in this game")
     if event.player not in current.players:
-        raise IllegalAction(f"{_who(event.player)} is not playing in this game")
+        raise IllegalAction(f"{who(event.player)} is not playing in this game")
     if event.player in current.places:
-        raise IllegalAction(f"{_who(event.player)} is out of the game")
+        raise IllegalAction(f"{who(event.player)} is out of the game")
     if event.rank is Rank.JOKER:
         raise IllegalAction("jokers cannot be laid out as four of a kind")
     held = current.hands[event.player]
     if held < 4:
-        raise IllegalAction(f"{_who(event.player)} holds {card_count(held)} and cannot lay out four")
+        raise IllegalAction(f"{who(event.player)} holds {card_count(held)} and cannot lay out four")
     laid = current.fours_out.get(event.rank, 0)
     if laid + 4 > rules.copies_per_rank:
         raise IllegalAction(f"all {rules.copies_per_rank} cards of rank {event.rank.value} are already out of the game")

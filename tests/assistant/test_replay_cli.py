@@ -235,6 +235,74 @@ def test_a_reader_that_has_gone_ends_the_output_without_a_traceback(tmp_path):
         assert done.returncode == 1 and done.stderr == "", (command, done.stderr)
 
 
+def test_a_reader_that_stops_early_in_a_long_export_is_met_as_an_error(tmp_path):
+    """``export 1 | head -1`` on a long evening: written in one piece, all but the first 64 KB were dropped without an
+    error, and the export said it had worked (exit 0)."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    from replay_speed import build_sitting
+
+    db, transcript = tmp_path / "r.sqlite3", tmp_path / "in.jsonl"
+    transcript.write_text(build_sitting(10_000, seed=1))
+    assert run_cli("import", str(transcript), "--name", "Friday", "--db", str(db)).returncode == 0
+    export = subprocess.Popen([sys.executable, "-m", "assistant", "export", "1", "--db", str(db)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    assert export.stdout.read(100)
+    export.stdout.close()  # the reader goes, as head does after its line
+    assert export.wait(timeout=60) == 1 and export.stderr.read() == b""
+    assert len(run_cli("export", "1", "--db", str(db)).stdout) > 400_000, "the export is longer than a pipe holds"
+
+
+def test_a_transcript_without_line_breaks_is_refused_at_its_first_line_not_read_whole(tmp_path):
+    """/dev/zero, or a film named by mistake: the first "line" was read into memory to its end, or until memory ran
+    out (a MemoryError's traceback)."""
+    result = subprocess.run([sys.executable, "-m", "assistant", "replay", "/dev/zero"], capture_output=True, text=True,
+                            cwd=ROOT, timeout=60)
+    assert result.returncode == 2 and result.stderr == "line 1: longer than 16 MB, so not a line of a transcript\n"
+
+
+def test_names_are_said_in_the_summary_with_what_would_act_on_the_terminal_written_as_escapes(tmp_path):
+    """A name holding a terminal's control codes (ESC [2J clears the screen), a right-to-left override, or a line
+    break went to the terminal as it was: the screen was cleared, text turned round, or a line split in two."""
+    names = ["Ann\u001b[2J", "Bo\u202eLIVE", "Cy\r\nX"]
+    result = run_replay(tmp_path, [{"event": "new_game", "players": names}])
+    assert result.returncode == 0 and "\x1b" not in result.stdout and "\u202e" not in result.stdout
+    assert "\r" not in result.stdout
+    assert '"Ann\\u001b[2J" to play' in result.stdout and '"Cy\\r\\nX": 17 cards' in result.stdout
+    db, transcript = tmp_path / "r.sqlite3", tmp_path / "sitting.jsonl"
+    imported = run_cli("import", str(transcript), "--name", "Fri\u001b[31mday", "--db", str(db))
+    assert imported.returncode == 0 and "\x1b" not in imported.stdout + run_cli("sittings", "--db", str(db)).stdout
+
+
+def test_an_empty_database_path_is_refused_not_taken_for_the_default(tmp_path):
+    """``--db "$DB"`` with DB unset imported into the user's own database, and listed and exported from it."""
+    transcript = tmp_path / "in.jsonl"
+    transcript.write_text('{"event": "winner", "player": "Ann", "players": ["Ann", "Bo"]}\n')
+    home = tmp_path / "home"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CHEAT_REFEREE_") and k != "XDG_DATA_HOME"}
+    for command in (["import", str(transcript), "--name", "Friday"], ["sittings"], ["export", "1"]):
+        result = subprocess.run([sys.executable, "-m", "assistant", *command, "--db", ""], capture_output=True,
+                                text=True, cwd=ROOT, env=dict(env, HOME=str(home)))
+        assert result.returncode == 2 and "no database named: the path given to --db is empty" in result.stderr, result
+    assert not home.exists(), "nothing was made in the default place"
+
+
+def test_an_import_stopped_by_ctrl_c_leaves_no_new_database_behind(tmp_path, monkeypatch):
+    """Ctrl-C while a long import was being stored left an empty database and its folders at the new --db, which
+    then listed "No sittings yet" as if an evening had been lost."""
+    from assistant import __main__ as cli
+    from assistant.referee import Referee
+
+    def stopped(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    transcript = tmp_path / "in.jsonl"
+    transcript.write_text('{"event": "winner", "player": "Ann", "players": ["Ann", "Ben"]}\n')
+    monkeypatch.setattr(Referee, "import_sitting", stopped)
+    with pytest.raises(KeyboardInterrupt):  # said as "interrupted", exit 130, by command_line.run
+        cli.main(["import", str(transcript), "--name", "Saturday", "--db", str(tmp_path / "new" / "a" / "r.sqlite3")])
+    assert not (tmp_path / "new").exists()
+
+
 def run_cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "assistant", *args], capture_output=True, text=True, cwd=ROOT)
 
@@ -261,6 +329,11 @@ def test_import_export_and_list_sittings_from_the_command_line(tmp_path):
         subprocess.run([sys.executable, "-m", "assistant", "export", "1", "--csv", "--db", db], stdout=out, cwd=ROOT,
                        check=True)
     assert (tmp_path / "friday.csv").read_bytes().startswith(b"\xef\xbb\xbfgame,")
+    # ... and added to a file (`>> friday.csv`), without one: in the middle, a spreadsheet showed it in a row of its own
+    with open(tmp_path / "friday.csv", "ab") as out:
+        subprocess.run([sys.executable, "-m", "assistant", "export", "1", "--csv", "--db", db], stdout=out, cwd=ROOT,
+                       check=True)
+    assert (tmp_path / "friday.csv").read_bytes().count(b"\xef\xbb\xbf") == 1
 
 
 @pytest.mark.parametrize("mark", [[], ["PRAGMA application_id = 1128813126", "PRAGMA user_version = 1"]],
