@@ -2799,12 +2799,13 @@ def main() -> None:
     sitting_key = f"{chosen.id}@{chosen.created}"
     # read on from the sitting as this window last drew it: a run that read and replayed the whole sitting made every
     # tap of a long evening slower (Referee.read)
-    same = st.session_state.get("_sitting_key") == sitting_key
+    shown = st.session_state.get("_referee") if st.session_state.get("_sitting_key") == sitting_key else None
     try:
-        referee = Referee.read(store, chosen.id, st.session_state.get("_referee") if same else None)
+        referee = Referee.read(store, chosen.id, shown)
     except CheatError as error:
         st.error(f"The sitting {chosen.name} cannot be read: {error}")
-        read_again_soon(lambda: Referee(open_store(), chosen.id))
+        # read on too: a page stopped on a damaged late event read the whole sitting up to it every 2 s
+        read_again_soon(lambda: Referee.read(open_store(), chosen.id, shown))
         st.stop()
     say_what_another_window_did(referee, sitting_key)
     st.session_state["_referee"] = referee
