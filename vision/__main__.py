@@ -45,8 +45,10 @@ def _show_problem(base: Path, images: list[str]) -> str | None:
         return f"--show {base}: the folder {base.parent} does not exist"
     if not os.access(base.parent, os.W_OK):
         return f"--show {base}: the folder {base.parent} cannot be written to"
-    if not cv2.haveImageWriter(str(_show_path(base, 0, 1))):
-        return f"--show {base}: OpenCV cannot write {base.suffix} pictures; name a .png or .jpg file"
+    suffix = _show_path(base, 0, 1).suffix
+    # the suffix alone: OpenCV crashed (a segmentation fault) on a name that is not UTF-8 text
+    if not suffix.isascii() or not cv2.haveImageWriter(f"drawing{suffix}"):
+        return f"--show {base}: OpenCV cannot write {suffix} pictures; name a .png or .jpg file"
     for i in range(len(images)):
         out = _show_path(base, i, len(images))
         if out.exists() and not out.is_file():  # /dev/full, a pipe: no picture file
@@ -67,11 +69,38 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
+def _as_text(path: str) -> str:
+    """A file's name as JSON can carry it: a byte that is not UTF-8 written as an escape (``\\xff``). As it was, the
+    line held half a character, which a strict JSON reader refuses."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+def _write_drawing(out: Path, drawing) -> str | None:
+    """The drawing written to ``out``, encoded as its suffix says (None), or why it is not; a file left part-written
+    (a full disk) is taken away. Python writes the file, not OpenCV, which crashed on a name that is not UTF-8 text."""
+    import cv2
+
+    encoded, data = cv2.imencode(out.suffix, drawing)
+    if not encoded:
+        return f"OpenCV cannot encode {out.suffix} pictures"
+    try:
+        out.write_bytes(data.tobytes())
+    except OSError as error:
+        try:
+            out.unlink(missing_ok=True)
+        except OSError:
+            pass
+        return (error.strerror or str(error)).lower()
+    return None
+
+
 def cmd_read(a) -> int:
     import cv2
 
     from vision.reader import CardReader, ImageError, draw, load_image
 
+    # a damaged file is said in its own line: OpenCV's log of it ("[ERROR:0@1.971] ... imdecode_") came between them
+    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
     if a.show is not None and (problem := _show_problem(Path(a.show), a.images)):
         print(f"error: {problem}", file=sys.stderr)
         return 2
@@ -89,18 +118,19 @@ def cmd_read(a) -> int:
             failed += 1
             why = str(e) if not isinstance(e, cv2.error) else f"OpenCV could not process it ({e.err})"
             if a.json:
-                print(json.dumps({"image": path, "error": why}), flush=True)
+                print(json.dumps({"image": _as_text(path), "error": why}), flush=True)
             else:
                 print(f"{path}: ERROR {why}", flush=True)
             continue
         if a.json:
-            print(json.dumps(det.to_json(path, reasons=bool(det.abstain))), flush=True)
+            print(json.dumps(det.to_json(_as_text(path), reasons=bool(det.abstain))), flush=True)
         else:
             print(f"{path}: {det.summary()}", flush=True)
         if a.show:
             out = _show_path(Path(a.show), i, len(a.images))
-            if not cv2.imwrite(str(out), draw(img, det)):
-                print(f"error: cannot write the drawing of {path} to {out}", file=sys.stderr)
+            problem = _write_drawing(out, draw(img, det))
+            if problem:
+                print(f"error: cannot write the drawing of {path} to {out}: {problem}", file=sys.stderr)
                 failed += 1
             elif len(a.images) > 1 or not a.json:  # several: each drawing has a name of its own, said here
                 print(f"  drawn to {out}", file=sys.stderr if a.json else sys.stdout, flush=True)

@@ -219,6 +219,8 @@ MAX_ASPECT = 16
 def load_image(image) -> np.ndarray:
     """A BGR uint8 image from a path or an array; :class:`ImageError` says what is wrong otherwise."""
     if isinstance(image, (str, os.PathLike)):
+        if not os.fspath(image):  # Path("") is ".", and was said to be a folder
+            raise ImageError("no image named: the path given is empty")
         image = _read_file(Path(image))
     if isinstance(image, (bytes, bytearray)):
         if not image:
@@ -309,14 +311,33 @@ def decode_picture(data: bytes) -> np.ndarray:
 
 def _unreadable(head: bytes, tail: bytes, size: int) -> str:
     """Why a file that is no picture OpenCV or Pillow opens cannot be read, from its first and last bytes and its size."""
-    if head.startswith(b"\xff\xd8") and not tail.rstrip(b"\0").endswith(b"\xff\xd9"):
+    kind = _cut_short(head, tail, size)
+    if kind is not None:
         # OpenCV decodes no JPEG that stops short, its last two bytes included, and half a picture is no reveal
-        return f"a JPEG cut short or damaged ({size:,} bytes), as an incomplete copy or download leaves one"
+        return f"a {kind} cut short or damaged ({size:,} bytes), as an incomplete copy or download leaves one"
     brands = head[8:12], head[16:32]
     if head[4:8] == b"ftyp" and (brands[0] in _HEIC or (brands[0] in (b"mif1", b"msf1") and b"heic" in brands[1])):
         return ("an HEIC photo (an iPhone's own format), which the reader cannot open: save it as JPEG (on the iPhone: "
                 "Settings, Camera, Formats, Most Compatible)")
     return f"not a readable image (corrupt or unsupported format, {size:,} bytes)"
+
+
+def _cut_short(head: bytes, tail: bytes, size: int) -> str | None:
+    """The kind of a picture whose end is missing, by the mark each of these kinds ends with or the length its header
+    gives (None where it is not one of them, or ends as it should): only a JPEG was said to be cut short, and a PNG,
+    GIF, WebP or BMP copied in part was "not a readable image"."""
+    ends = tail.rstrip(b"\0")
+    if head.startswith(b"\xff\xd8") and not ends.endswith(b"\xff\xd9"):
+        return "JPEG"
+    if head.startswith(b"\x89PNG\r\n\x1a\n") and not tail.endswith(b"IEND\xaeB`\x82"):
+        return "PNG"
+    if head[:6] in (b"GIF87a", b"GIF89a") and not ends.endswith(b";"):
+        return "GIF"
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP" and int.from_bytes(head[4:8], "little") + 8 > size:
+        return "WebP"
+    if head[:2] == b"BM" and int.from_bytes(head[2:6], "little") > size:
+        return "BMP"
+    return None
 
 
 def _header_problem(source: BinaryIO, size: int) -> str | None:
@@ -845,7 +866,7 @@ class CardReader:
             rows_probs.append(joint)
             if joint.max() < self.rank_confidence:
                 reasons.append(f"the card {_where(rows_xyxy[-1], det.image_size)} is not read confidently "
-                               f"({r.value}, {_percent(joint.max())} sure)")
+                               f"({r.value}, its rank {_percent(joint.max())} sure)")
         evidence = gate.scene_features(det.xyxy, det.confidence, np.array(rows_probs), pairing, det.image_size,
                                        det.none_prob)
         p_right = None

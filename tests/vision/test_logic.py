@@ -118,6 +118,27 @@ def test_a_jpeg_cut_short_is_said_to_be_an_incomplete_copy(tmp_path, kept):
         load_image(p)
 
 
+@pytest.mark.parametrize("kind, suffix", [("PNG", ".png"), ("BMP", ".bmp"), ("WebP", ".webp"), ("GIF", ".gif")])
+def test_a_picture_of_another_kind_cut_short_is_said_to_be_an_incomplete_copy(tmp_path, kind, suffix):
+    """Only a JPEG was said to be cut short; a PNG, BMP, WebP or GIF copied in part was "not a readable image"."""
+    from PIL import Image
+
+    picture = np.random.default_rng(0).integers(0, 256, (128, 128, 3), np.uint8)
+    whole = tmp_path / f"whole{suffix}"
+    Image.fromarray(picture).save(whole)
+    cut = tmp_path / f"cut{suffix}"
+    cut.write_bytes(whole.read_bytes()[:whole.stat().st_size * 6 // 10])
+    assert load_image(whole).shape == (128, 128, 3)
+    with pytest.raises(ImageError, match=f"^a {kind} cut short or damaged .*, as an incomplete copy or download leaves"):
+        load_image(cut)
+
+
+def test_an_empty_path_is_said_as_such_not_as_a_folder():
+    """Path("") is ".", the folder the reader runs in: "a folder, not an image" named the wrong fault."""
+    with pytest.raises(ImageError, match="^no image named: the path given is empty$"):
+        load_image("")
+
+
 def test_a_picture_header_in_front_of_a_gigabyte_is_refused_without_reading_it_whole(tmp_path):
     """A real header says 128 x 128 pixels; the file goes on for a gigabyte (a review: read whole into 2 GB)."""
     p = tmp_path / "photo.jpg"
@@ -373,7 +394,7 @@ def test_an_unsure_card_is_pointed_at_in_words(merger):
     det = _indices([(560, 400, 580, 430, "5", "S")])  # in a 640 x 480 picture: the bottom right third
     det.rank_probs[0] = 0.0
     det.rank_probs[0, 4], det.rank_probs[0, 3] = 0.55, 0.45
-    assert merger.merge(det).reasons == ["the card at the bottom right is not read confidently (5, 55% sure)"]
+    assert merger.merge(det).reasons == ["the card at the bottom right is not read confidently (5, its rank 55% sure)"]
     det.xyxy[0] = [300, 220, 320, 250]
     assert merger.merge(det).reasons[0].startswith("the card in the middle ")
     det.xyxy[0] = [10, 220, 30, 250]

@@ -349,6 +349,18 @@ def test_cli_refuses_a_drawing_it_cannot_write_before_reading_anything(tmp_path,
     assert why in r.stderr
 
 
+def test_cli_draws_to_and_names_files_whose_names_are_not_utf8_text(tmp_path):
+    """A --show name holding a byte that is not UTF-8 crashed OpenCV (a segmentation fault, nothing said); an image so
+    named came out in JSON with half a character, which a strict JSON reader refuses."""
+    photo = os.fsdecode(bytes(tmp_path) + b"/b\xffd.jpg")
+    Path(photo).write_bytes((DATA / CASES[0]["image"]).read_bytes())
+    drawing = os.fsdecode(bytes(tmp_path) + b"/o\xff.png")
+    r = _cli("--json", "--show", drawing, photo)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["image"] == str(tmp_path / "b\\xffd.jpg")
+    assert cv2.imdecode(np.frombuffer(Path(drawing).read_bytes(), np.uint8), cv2.IMREAD_COLOR) is not None
+
+
 def test_a_damaged_model_file_is_named_with_how_to_put_it_back(tmp_path):
     """onnx says only "Wire format was corrupt", onnxruntime "No graph was found in the protobuf": neither names the
     file, nor what to do."""
