@@ -152,7 +152,7 @@ def read_transcript(lines: Iterable[str | bytes]) -> Iterator[tuple[int, Event]]
             raw = _DECODER.decode(text)
         except _NotJson as error:
             raise TranscriptError(number, f"not valid JSON ({error})") from None
-        except _TooLong as error:
+        except (_TooLong, _Twice) as error:
             raise TranscriptError(number, str(error)) from None
         except json.JSONDecodeError as error:
             raise TranscriptError(number, f"not valid JSON at column {error.colno}: {_json_fault(error)}"
@@ -171,6 +171,20 @@ class _NotJson(ValueError):
 
 class _TooLong(ValueError):
     pass
+
+
+class _Twice(ValueError):
+    pass
+
+
+def _fields(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object's fields, each given once: ``{"event": "play", ..., "event": "undo"}`` was read as its last, an
+    undo, where the line may mean either; the referee does not guess."""
+    fields = dict(pairs)
+    if len(fields) != len(pairs):
+        twice = next(name for k, (name, _) in enumerate(pairs) if any(name == other for other, _ in pairs[k + 1:]))
+        raise _Twice(f"the field {json.dumps(twice)} is given twice")
+    return fields
 
 
 def _not_json(word: str) -> None:
@@ -196,7 +210,8 @@ def _finite(digits: str) -> float:
 
 
 #: One decoder for every line (``json.loads`` with options builds a new one each call: a fifth of a replay's time).
-_DECODER = json.JSONDecoder(parse_constant=_not_json, parse_int=_whole_number, parse_float=_finite)
+_DECODER = json.JSONDecoder(parse_constant=_not_json, parse_int=_whole_number, parse_float=_finite,
+                            object_pairs_hook=_fields)
 
 
 #: Python's words for what is wrong with a line of JSON, as a player who edited a transcript by hand reads them.

@@ -107,6 +107,10 @@ def test_a_call_is_reported_as_last_call(tmp_path):
         ({"event": "new_game", "players": ["A", "B"], "rules": {"table": None}},
          'line 3: rule table must be one of "match", "ranked", not null'),
         ("[" * 100_000 + "]" * 100_000, "line 3: not valid JSON (nested too deeply)"),
+        # a field given twice: read as its last (an undo), where the line may mean either
+        ('{"event": "play", "player": "Ben", "count": 1, "event": "undo"}', 'line 3: the field "event" is given twice'),
+        ('{"event": "new_game", "players": ["A", "B"], "rules": {"jokers": true, "jokers": false}}',
+         'line 3: the field "jokers" is given twice'),
         # two files joined, each with its byte order mark; a NUL; a zero-width space in a word JSON knows: the line
         # looked right, and "Expecting value" said why
         ('\ufeff{"event": "play", "player": "Ben", "count": 1}',
