@@ -603,12 +603,12 @@ def nothing_to_call(game: Game | None) -> str | None:
         return "nothing has been played yet in this game: nothing to call"
     if game.awaiting_call:
         return None
-    who = who(game.last_play.player)
+    player = who(game.last_play.player)
     # the verdict holds the very claim it settled (copies of a game share it): an equal claim of an earlier turn is
     # another play
     if game.last_call is not None and game.last_call.claim is game.last_play:
-        return f"{who}'s play has been called already"
-    return f"{who}'s play was not called before the game moved on: it can no longer be called"
+        return f"{player}'s play has been called already"
+    return f"{player}'s play was not called before the game moved on: it can no longer be called"
 
 
 def check_caller(game: Game | None, caller: str) -> None:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import sys
 import time
-from pathlib import Path
 
 import cv2
 import numpy as np

@@ -29,7 +29,6 @@ def probe_model() -> bytes:
     """A one-convolution int8 model (QDQ, as ``vision.quantize`` writes them) whose exact output is known:
     an input of ones (uint8 255) through a 1x1 convolution of 16 channels with every weight 127 (int8)
     gives 16.0 in every output; a machine that saturates pair sums at 16 bits gives about half that."""
-    import onnx
     from onnx import TensorProto, helper, numpy_helper
 
     c = 16

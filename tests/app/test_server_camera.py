@@ -18,7 +18,7 @@ from assistant.events import Call
 from tests.e2e.video import scene, table
 from ui import camera
 
-from .conftest import click, deal, errors, open_app, refusals, reloaded, text
+from .conftest import click, deal, open_app, refusals, reloaded, text
 from .test_camera import scripted_reader
 from .test_flows import stored_state
 

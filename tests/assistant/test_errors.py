@@ -138,7 +138,7 @@ def test_a_winner_tap_needs_a_table_of_two_to_twenty(players):
 
 @pytest.mark.parametrize("max_cards", [0, 2, 3, True, 2.5])
 def test_a_cap_on_cards_per_play_that_is_no_house_rule_is_refused(max_cards):
-    with pytest.raises(BadEvent, match=f"rule max_cards must be 4 or more, 1 \\(exactly one card\\) or null"):
+    with pytest.raises(BadEvent, match="rule max_cards must be 4 or more, 1 \\(exactly one card\\) or null"):
         Rules(max_cards=max_cards)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from assistant import (
-    CountRule, FourOfAKind, IllegalAction, NewGame, NoCall, Order, Pass, Play, Rank, Rules, Sitting, TableKind, Undo, Winner,
+    CountRule, FourOfAKind, IllegalAction, NewGame, NoCall, Order, Pass, Play, Rank, Sitting, TableKind, Undo, Winner,
 )
 from assistant.game import MatchTable, next_dealer, standing_counts
 from assistant.rules import Rules as RulesType

@@ -8,7 +8,6 @@ from __future__ import annotations
 import io
 import json
 import tarfile
-from pathlib import Path
 
 import cv2
 import numpy as np
