@@ -69,10 +69,16 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
-def _as_text(path: str) -> str:
+def _as_text(path: str | Path) -> str:
     """A file's name as JSON can carry it: a byte that is not UTF-8 written as an escape (``\\xff``). As it was, the
     line held half a character, which a strict JSON reader refuses."""
     return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+def _said(path: str | Path) -> str:
+    """A file's name for the terminal: :func:`_as_text`, and what a terminal would act on (a control code, a
+    right-to-left mark) written as an escape. A strict UTF-8 output refused half a character with a traceback."""
+    return "".join(c if c.isprintable() else json.dumps(c)[1:-1] for c in _as_text(path))
 
 
 def _write_drawing(out: Path, drawing) -> str | None:
@@ -102,7 +108,7 @@ def cmd_read(a) -> int:
     # a damaged file is said in its own line: OpenCV's log of it ("[ERROR:0@1.971] ... imdecode_") came between them
     cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
     if a.show is not None and (problem := _show_problem(Path(a.show), a.images)):
-        print(f"error: {problem}", file=sys.stderr)
+        print(f"error: {_said(problem)}", file=sys.stderr)
         return 2
     try:
         reader = CardReader()
@@ -120,20 +126,20 @@ def cmd_read(a) -> int:
             if a.json:
                 print(json.dumps({"image": _as_text(path), "error": why}), flush=True)
             else:
-                print(f"{path}: ERROR {why}", flush=True)
+                print(f"{_said(path)}: ERROR {why}", flush=True)
             continue
         if a.json:
             print(json.dumps(det.to_json(_as_text(path), reasons=bool(det.abstain))), flush=True)
         else:
-            print(f"{path}: {det.summary()}", flush=True)
+            print(f"{_said(path)}: {det.summary()}", flush=True)
         if a.show:
             out = _show_path(Path(a.show), i, len(a.images))
             problem = _write_drawing(out, draw(img, det))
             if problem:
-                print(f"error: cannot write the drawing of {path} to {out}: {problem}", file=sys.stderr)
+                print(f"error: cannot write the drawing of {_said(path)} to {_said(out)}: {problem}", file=sys.stderr)
                 failed += 1
             elif len(a.images) > 1 or not a.json:  # several: each drawing has a name of its own, said here
-                print(f"  drawn to {out}", file=sys.stderr if a.json else sys.stdout, flush=True)
+                print(f"  drawn to {_said(out)}", file=sys.stderr if a.json else sys.stdout, flush=True)
     return 1 if failed else 0
 
 

@@ -305,13 +305,14 @@ def decode_picture(data: bytes) -> np.ndarray:
     except cv2.error:  # OpenCV raises, rather than returning None, over its own limit of 2^30 pixels
         raise ImageError("too many pixels to decode (OpenCV's limit is 2^30)") from None
     if arr is None:
-        raise ImageError(_unreadable(data[:32], data[-16:], len(data)))
+        raise ImageError(_unreadable(data[:32], data[-16:], len(data), header_read=True))
     return arr
 
 
-def _unreadable(head: bytes, tail: bytes, size: int) -> str:
-    """Why a file that is no picture OpenCV or Pillow opens cannot be read, from its first and last bytes and its size."""
-    kind = _cut_short(head, tail, size)
+def _unreadable(head: bytes, tail: bytes, size: int, header_read: bool = False) -> str:
+    """Why a file that is no picture OpenCV or Pillow opens cannot be read, from its first and last bytes and its size;
+    ``header_read``: Pillow read its header (a picture of a kind it knows, which OpenCV could not decode)."""
+    kind = _cut_short(head, tail, size, header_read)
     if kind is not None:
         # OpenCV decodes no JPEG that stops short, its last two bytes included, and half a picture is no reveal
         return f"a {kind} cut short or damaged ({size:,} bytes), as an incomplete copy or download leaves one"
@@ -322,19 +323,22 @@ def _unreadable(head: bytes, tail: bytes, size: int) -> str:
     return f"not a readable image (corrupt or unsupported format, {size:,} bytes)"
 
 
-def _cut_short(head: bytes, tail: bytes, size: int) -> str | None:
+def _cut_short(head: bytes, tail: bytes, size: int, header_read: bool) -> str | None:
     """The kind of a picture whose end is missing, by the mark each of these kinds ends with or the length its header
     gives (None where it is not one of them, or ends as it should): only a JPEG was said to be cut short, and a PNG,
-    GIF, WebP or BMP copied in part was "not a readable image"."""
+    GIF, WebP or BMP copied in part was "not a readable image". A GIF or a BMP only where Pillow read its header: text
+    that starts "BM" or "GIF89a" is no picture cut short."""
     ends = tail.rstrip(b"\0")
     if head.startswith(b"\xff\xd8") and not ends.endswith(b"\xff\xd9"):
         return "JPEG"
     if head.startswith(b"\x89PNG\r\n\x1a\n") and not tail.endswith(b"IEND\xaeB`\x82"):
         return "PNG"
-    if head[:6] in (b"GIF87a", b"GIF89a") and not ends.endswith(b";"):
-        return "GIF"
     if head[:4] == b"RIFF" and head[8:12] == b"WEBP" and int.from_bytes(head[4:8], "little") + 8 > size:
         return "WebP"
+    if not header_read:
+        return None
+    if head[:6] in (b"GIF87a", b"GIF89a") and not ends.endswith(b";"):
+        return "GIF"
     if head[:2] == b"BM" and int.from_bytes(head[2:6], "little") > size:
         return "BMP"
     return None

@@ -329,10 +329,10 @@ def test_the_table_hears_each_reason_to_abstain_in_a_few_words():
     assert camera._why(doubted) == "unsure how many cards"
     two_ways = abstaining("indices could pair into cards in more than one way (count or ranks uncertain)")
     assert camera._why(two_ways).startswith("unsure how many cards")
-    assert camera._why(abstaining("the card at the top left is not read confidently (A, 55% sure)")).startswith(
+    assert camera._why(abstaining("the card at the top left is not read confidently (A, its rank 55% sure)")).startswith(
         "unsure of a card")
     gate_only = abstaining("the reading is more likely wrong than right (31% likely right)")
     assert camera._why(gate_only) == "unsure of the reading"
     gate_and_rank = abstaining("the reading is more likely wrong than right (31% likely right)",
-                               "the card at the top left is not read confidently (A, 55% sure)")
+                               "the card at the top left is not read confidently (A, its rank 55% sure)")
     assert camera._why(gate_and_rank).startswith("unsure of a card")

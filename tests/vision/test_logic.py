@@ -33,6 +33,7 @@ def test_empty_file_says_so(tmp_path):
 
 
 @pytest.mark.parametrize("data, why", [(b"GIF89a this is not really a gif" * 10, "not a readable image"),
+                                       (b"BMW owners club, minutes\n" * 20, "not a readable image"),
                                        (b"\xff\xd8\xff\xe0 this is not really a jpeg" * 10, "a JPEG cut short or damaged")])
 def test_corrupt_file_says_so(tmp_path, data, why):
     p = tmp_path / "corrupt.jpg"

@@ -361,6 +361,19 @@ def test_cli_draws_to_and_names_files_whose_names_are_not_utf8_text(tmp_path):
     assert cv2.imdecode(np.frombuffer(Path(drawing).read_bytes(), np.uint8), cv2.IMREAD_COLOR) is not None
 
 
+def test_cli_summary_says_odd_file_names_with_escapes_on_a_strict_utf8_output(tmp_path):
+    """A name with a byte that is not UTF-8 ended the summary in a traceback where the output is strict UTF-8 (most
+    locales), after its drawing was written; a name with a terminal's control code (ESC [2J clears the screen) went to
+    the terminal as it was."""
+    photo = os.fsdecode(bytes(tmp_path) + b"/b\xffd\x1b[2J.jpg")
+    Path(photo).write_bytes((DATA / CASES[0]["image"]).read_bytes())
+    r = subprocess.run([sys.executable, "-m", "vision", "read", "--show", str(tmp_path / "o.png"), photo], cwd=ROOT,
+                       capture_output=True, timeout=60, env=dict(os.environ, PYTHONIOENCODING="utf-8"))
+    out = r.stdout.decode("utf-8")
+    assert r.returncode == 0 and r.stderr == b"", r.stderr
+    assert out.startswith(f"{tmp_path}/b\\xffd\\u001b[2J.jpg: ") and "\x1b" not in out, out
+
+
 def test_a_damaged_model_file_is_named_with_how_to_put_it_back(tmp_path):
     """onnx says only "Wire format was corrupt", onnxruntime "No graph was found in the protobuf": neither names the
     file, nor what to do."""
