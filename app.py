@@ -83,6 +83,9 @@ button:focus-visible, [role="tab"]:focus-visible {outline: 3px solid #1f6feb !im
 /* Streamlit leaves 6rem above the page; 3rem clears its header's buttons, and the turn's buttons come up with it (on
    a laptop of 768 px the next player's play buttons were below the screen after a verdict) */
 [data-testid="stMainBlockContainer"] {padding-top: 3rem !important;}
+/* ... and the page's scripts above the screens' bar take no room (explain_lost_connection and the sidebar's fold):
+   each one's empty container had its 16 px gap, 32 px of blank page over the bar */
+[data-testid="stElementContainer"]:has(> [data-testid="stHtml"] > script:only-child) {display: none;}
 .cr-due {font-size: clamp(1.6rem, 3.4vw, 2.4rem); font-weight: 700; color: #d93a2b; line-height: 1.25;
   word-break: normal; overflow-wrap: break-word;}
 .cr-sub {font-size: 1.4rem; opacity: 0.75;}
@@ -104,7 +107,9 @@ button:focus-visible, [role="tab"]:focus-visible {outline: 3px solid #1f6feb !im
 .cr-hand .who .longer {font-size: 0.7em;}
 .cr-hand .who .longest {font-size: 0.6em;}
 .cr-hands.many {gap: 0.4rem;}
-.cr-hands.many .cr-hand {min-width: 6rem; padding: 0.25rem 0.6rem;}
+/* eight hands in one row in the page's width on a 1280 px laptop (at 6rem the eighth came alone in a second row, and
+   the next play's buttons went below its 800 px screen) */
+.cr-hands.many .cr-hand {min-width: 5rem; padding: 0.25rem 0.6rem;}
 .cr-hands.many .cr-hand .n {font-size: 2rem;}
 .cr-hands.many .cr-hand .who {font-size: 1.1rem;}
 /* Where the game's column is narrow (a laptop with the camera beside it), the tiles share a row down to 5.5rem
@@ -131,14 +136,18 @@ button:focus-visible, [role="tab"]:focus-visible {outline: 3px solid #1f6feb !im
 /* the end-of-run marks and the page's scripts (see arrive) take no room: their container's gaps left 64 px of
    blank page, which a crowd's board, moved after them, showed above it */
 [data-testid="stLayoutWrapper"]:has(> .st-key-arrival) {display: none;}
-/* and the callers' names in smaller letters, each on one line of its button */
-[data-testid="stMain"]:has(.cr-hands.crowd) .st-key-grid_cheat button {min-height: 2.8rem;}
-[data-testid="stMain"]:has(.cr-hands.crowd) .st-key-grid_cheat button p {font-size: 1.1rem !important; line-height: 1.2;}
-[data-testid="stMain"]:has(.cr-hands.crowd) .st-key-grid_cheat {gap: 0.5rem !important;}
+/* and the callers' names in smaller letters, each on one line of its button; five callers or more beside the camera
+   too (cheat_small, see action_panel): there "Oluwaseun" in a third of the game's column broke ("Oluwase / un"),
+   and eight players' callers two to a row put the next play's buttons below a 800 px laptop screen */
+:is([data-testid="stMain"]:has(.cr-hands.crowd), .st-key-cheat_small) .st-key-grid_cheat button {min-height: 2.8rem;}
+:is([data-testid="stMain"]:has(.cr-hands.crowd), .st-key-cheat_small) .st-key-grid_cheat button p {
+  font-size: 1.1rem !important; line-height: 1.2;}
+:is([data-testid="stMain"]:has(.cr-hands.crowd), .st-key-cheat_small) .st-key-grid_cheat {gap: 0.5rem !important;}
 @container game (max-width: 620px) {  /* beside the camera: the names' room is the icon's too */
-  [data-testid="stMain"]:has(.cr-hands.crowd) .st-key-grid_cheat button span:has(> [data-testid="stIconMaterial"]) {
-    display: none;}
-  [data-testid="stMain"]:has(.cr-hands.crowd) .st-key-grid_cheat button p {font-size: 1rem !important;}
+  :is([data-testid="stMain"]:has(.cr-hands.crowd), .st-key-cheat_small) .st-key-grid_cheat button
+    span:has(> [data-testid="stIconMaterial"]) {display: none;}
+  :is([data-testid="stMain"]:has(.cr-hands.crowd), .st-key-cheat_small) .st-key-grid_cheat button p {
+    font-size: 1rem !important;}
 }
 /* a crowd's callers come in one row (see action_panel), wrapped here per_row to a line, and three to a line on a
    phone, in the smaller letters and without the icon of a narrow column */
@@ -214,6 +223,9 @@ button.cr-armed {outline: 4px solid #f5b700; outline-offset: 3px;}
     .cr-due {font-size: clamp(1.4rem, 4.6cqi, 2.4rem);}
     .cr-sub {font-size: 1.15rem;}
     .cr-last {font-size: 1.3rem;}
+    /* the verdict on one line ("Honest: Ben picks up 1 card" took two, and with eight players the next play's
+       buttons' foot came at 799 px of a 800 px screen) */
+    .cr-verdict {font-size: 1.8rem;}
   }
 }
 /* On a phone Streamlit stacks columns one under another: the grids of play, reveal and Cheat! buttons stay in
@@ -1542,6 +1554,12 @@ def action_panel(referee: Referee, game, log_len: int, waiting: bool) -> None:
         # players with one such name took four rows of two, and put the next player's play buttons below a laptop's
         # screen. Beside the camera a third is too narrow for its words ("Oluwase / un")
         per_row = 4 if longest <= 6 else 3 if longest <= 10 or (wide and longest_word(*callers) <= 10) else 2
+        # five callers or more beside the camera: in the crowd's smaller letters without the icon (the CSS), where
+        # three to a row hold a word of twelve letters (two to a row for "Oluwaseun Adeyem" put the next player's play
+        # buttons' foot at 900 px on a 1280 x 800 laptop)
+        small = not wide and len(callers) >= 5
+        if small and per_row == 2 and longest_word(*callers) <= 12:
+            per_row = 3
         if len(callers) > CROWD:  # in smaller letters (the CSS), a name may wrap between its words
             per_row = 4 if wide else 3 if longest_word(*callers) <= 12 else 2
             # all in one row, which the CSS wraps per_row to a line, and three to a line on a phone: in rows made
@@ -1549,7 +1567,7 @@ def action_panel(referee: Referee, game, log_len: int, waiting: bool) -> None:
             grid = st.container(key=f"cheat_rows_{per_row}").container(key="grid_cheat")
             rows, width = [callers], len(callers)
         else:
-            grid = st.container(key="grid_cheat")
+            grid = (st.container(key="cheat_small") if small else st).container(key="grid_cheat")
             rows, width = [callers[start:start + per_row] for start in range(0, len(callers), per_row)], per_row
         for row in rows:
             for col, name in zip(grid.columns(width), row):

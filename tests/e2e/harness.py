@@ -1335,14 +1335,17 @@ EIGHT_NAMES = ("Ann", "Ben", "Oluwaseun Adeyem", "Cara", "Sara Levi", "Fox", "Zo
 
 #: The crowd's screens: (camera, width, height, players).
 CROWD_SCREENS = {"none": ("none", 1366, 768, CROWD_NAMES), "live": ("live", 1280, 800, CROWD_NAMES),
-                 "phone": ("none", 390, 844, CROWD_NAMES), "eight": ("none", 1366, 768, EIGHT_NAMES)}
+                 "phone": ("none", 390, 844, CROWD_NAMES), "eight": ("none", 1366, 768, EIGHT_NAMES),
+                 "eight live": ("live", 1280, 800, EIGHT_NAMES)}
 
 
 def crowd(work: Path) -> dict:
     """Twenty players, two decks, on a laptop's 1366 x 768 without a camera, at 1280 x 800 with the live camera
-    beside the game, and on a 390 x 844 phone (and eight players, one of them with a long name, on the laptop): where the next play's buttons are after a play (the Cheat! buttons above them) and after a verdict. They were two
-    screens down: four rows of tall hand tiles above them, and the Cheat! buttons two to a row. And whether a caller's
-    name breaks inside a word on its button (four long names to a row beside the camera did: "Moham / med Ali")."""
+    beside the game, and on a 390 x 844 phone (and eight players, one of them with a long name, on the laptop, and at
+    1280 x 800 beside the live camera): where the next play's buttons are after a play (the Cheat! buttons above them)
+    and after a verdict. They were two screens down: four rows of tall hand tiles above them, and the Cheat! buttons
+    two to a row. And whether a caller's name breaks inside a word on its button (four long names to a row beside the
+    camera did: "Moham / med Ali")."""
     result: dict = {"ok": False}
     foot = "() => Math.round(document.querySelector('.st-key-play_1 button').getBoundingClientRect().bottom)"
     for screen, (camera, width, height, names) in CROWD_SCREENS.items():
