@@ -18,7 +18,6 @@ import time
 import uuid
 import zlib
 from collections import Counter
-from functools import partial
 from pathlib import Path
 from typing import Callable
 
@@ -50,7 +49,6 @@ from assistant import (  # noqa: E402
 from assistant.cards import card_count, last_cards  # noqa: E402
 from assistant.game import next_dealer, ranked_places_most, seen_conflict, standing_counts, tapped_since_a_deal  # noqa: E402
 from assistant.referee import Referee  # noqa: E402
-from assistant.sitting import transcript_text  # noqa: E402
 from assistant.rules import RANKED_POINTS, CountRule, Order, TableKind  # noqa: E402
 from assistant.storage import (DATA_SETTING, DB_SETTING, MAX_SITTING_NAME, CalledFirst, CallChanged,  # noqa: E402
                                CallOpenElsewhere, MovedOn, OpenCall, SqliteStore, StaleSitting, default_db_path,
@@ -2229,10 +2227,21 @@ def table_screen(referee: Referee) -> None:
     d1, d2 = st.columns(2)
     d1.download_button("Download the match table (CSV)", referee.table_csv_file(), file_name="match-table.csv",
                        mime="text/csv", key="csv", on_click="ignore", wrap=True)
-    # the log as this screen shows it, written out at the tap, not at every run: 0.2 s a run at 20,000 events
-    d2.download_button("Download the game log (transcript)", partial(transcript_text, tuple(referee.sitting.log)),
-                       file_name="sitting.jsonl", mime="application/jsonl", key="transcript", on_click="ignore",
+    d2.download_button("Download the game log (transcript)", transcript_file(referee), file_name="sitting.jsonl",
+                       mime="application/jsonl", key="transcript", on_click="ignore",
                        wrap=True)  # whole, on two lines where the column is narrow (cut at 800 px beside the sidebar)
+
+
+def transcript_file(referee: Referee) -> str:
+    """The game log for its download, written out again only when the log has changed: written at every run, it took
+    0.2 s a run at 20,000 events. (Written at the tap instead, Streamlit's deferred download, it failed when tapped
+    while the page was being drawn again: the run drops the last run's writer before it makes its own.)"""
+    mark = (referee.sitting_id, len(referee.sitting.log), referee.recorded)
+    kept = st.session_state.get("_transcript")
+    if kept is None or kept[0] != mark:
+        kept = (mark, referee.transcript())
+        st.session_state["_transcript"] = kept
+    return kept[1]
 
 
 def calls_section(referee: Referee) -> None:
@@ -2817,13 +2826,13 @@ def main() -> None:
     sitting_key = f"{chosen.id}@{chosen.created}"
     # read on from the sitting as this window last drew it: a run that read and replayed the whole sitting made every
     # tap of a long evening slower (Referee.read)
-    shown = st.session_state.get("_referee") if st.session_state.get("_sitting_key") == sitting_key else None
+    drawn = st.session_state.get("_referee") if st.session_state.get("_sitting_key") == sitting_key else None
     try:
-        referee = Referee.read(store, chosen.id, shown)
+        referee = Referee.read(store, chosen.id, drawn)
     except CheatError as error:
         st.error(f"The sitting {chosen.name} cannot be read: {error}")
         # read on too: a page stopped on a damaged late event read the whole sitting up to it every 2 s
-        read_again_soon(lambda: Referee.read(open_store(), chosen.id, shown))
+        read_again_soon(lambda: Referee.read(open_store(), chosen.id, drawn))
         st.stop()
     say_what_another_window_did(referee, sitting_key)
     st.session_state["_referee"] = referee
