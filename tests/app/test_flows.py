@@ -580,7 +580,7 @@ def test_match_table_one_tap_winner_standing_history_csv(db):
     assert len(at.get("download_button")) == 2
 
 
-def test_the_game_log_for_its_download_is_written_out_only_when_the_log_has_changed(db, monkeypatch):
+def test_the_downloads_of_the_log_and_the_table_are_written_out_only_when_the_log_has_changed(db, monkeypatch):
     """Written out at every run of the match table, the log took 0.2 s a run at 20,000 events; it is kept until an
     event changes it, and then is the log as stored."""
     written = []
@@ -594,6 +594,7 @@ def test_the_game_log_for_its_download_is_written_out_only_when_the_log_has_chan
     click(at, "winner_Maya")
     assert len(written) == 2
     assert at.session_state["_transcript"][1] == stored_state(db).transcript()
+    assert at.session_state["_table_csv"][1] == stored_state(db).table_csv_file()
 
 
 def calls_table(at: AppTest) -> dict | None:
