@@ -1977,6 +1977,8 @@ def live_camera() -> None:
         )
         note_camera_state(ctx.state.playing, ctx.state.signalling, resuming)
         camera_check(start=", then press START")
+        if not camera.video_link_has_an_address():
+            st.warning(NO_NETWORK_NOTE)
         if resuming:
             press_start_once()
 
@@ -2042,6 +2044,12 @@ def press_start_once() -> None:
 </script>""",
         unsafe_allow_javascript=True,
     )
+
+
+#: Said under the live camera where its video link has no address to offer the browser (:func:`camera.video_link_has_an_address`).
+NO_NETWORK_NOTE = ("This computer is on no network, and the live camera's link to this browser needs one, though "
+                   "nothing leaves the computer (a network without the internet will do): turn Wi-Fi on, or choose "
+                   "Snapshot or Photo upload in the sidebar.")
 
 
 CAMERA_NOTES = {

@@ -493,6 +493,16 @@ _OPEN_CAMERAS: WeakSet[ServerCamera] = WeakSet()
 
 
 @atexit.register
+def video_link_has_an_address() -> bool:
+    """Whether the live camera's video link (WebRTC, through aioice) has an address of this machine to offer the
+    browser. aioice leaves 127.0.0.1 out, and browsers link over it only when started to: a machine with no network
+    at all (Wi-Fi off, no cable) has none, and there the camera's START came to nothing, silently (seen in Chromium,
+    in a network namespace holding only loopback). A network without the internet will do."""
+    from aioice import ice
+
+    return bool(ice.get_host_addresses(use_ipv4=True, use_ipv6=True))
+
+
 def _close_open_cameras() -> None:
     """Stop every server camera's thread as the server stops. A thread is a daemon (a camera must not hold the
     server up), and one still reading a frame while Python tore itself down aborted the server's exit with

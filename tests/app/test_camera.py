@@ -336,3 +336,14 @@ def test_the_table_hears_each_reason_to_abstain_in_a_few_words():
     gate_and_rank = abstaining("the reading is more likely wrong than right (31% likely right)",
                                "the card at the top left is not read confidently (A, its rank 55% sure)")
     assert camera._why(gate_and_rank).startswith("unsure of a card")
+
+
+
+@pytest.mark.parametrize("addresses, has", [([], False), (["192.168.1.20"], True), (["127.0.0.1"], True)])
+def test_the_live_cameras_link_has_an_address_only_where_its_library_offers_one(monkeypatch, addresses, has):
+    """With Wi-Fi off and no cable, aioice offers the browser no address (it leaves 127.0.0.1 out): the page then says
+    why the live camera cannot link (the browser check: tests/e2e, "offline")."""
+    from aioice import ice
+
+    monkeypatch.setattr(ice, "get_host_addresses", lambda use_ipv4=True, use_ipv6=True: list(addresses))
+    assert camera.video_link_has_an_address() is has

@@ -682,7 +682,9 @@ def _page_then(page, work: Path) -> str:
 def camera_notes(work: Path) -> dict:
     """Which note beside the browser's camera shows (app.CAMERA_NOTES): in the test's browser with its fake
     camera, in a second browser with no camera (the live camera, then the snapshot at a call), and in a third
-    whose permission prompts are refused, once START has asked for the camera."""
+    whose permission prompts are refused, once START has asked for the camera. Then whether the page says the
+    computer is on no network (app.NO_NETWORK_NOTE): with the video link offering 127.0.0.1, as the tests' server
+    does, and as run.sh's does, which leaves it out, in this network of loopback alone."""
 
     def shown(page) -> list[str]:
         return [w for w in CAMERA_WHYS if page.locator(f'.cr-camnote[data-why="{w}"]').first.is_visible()]
@@ -694,6 +696,7 @@ def camera_notes(work: Path) -> dict:
         setup_two_players(run, None)
         run.page.wait_for_timeout(1500)
         result["fake camera"] = shown(run.page)
+        result["no network said, link on loopback"] = run.page.get_by_text(NO_NETWORK).first.is_visible()
         for name, args in (("no camera", []), ("refused", ["--use-fake-device-for-media-stream", "--deny-permission-prompts"])):
             browser = run.pw.chromium.launch(executable_path=CHROMIUM, headless=True,
                                              args=["--no-sandbox", "--disable-gpu", *args])
@@ -724,12 +727,22 @@ def camera_notes(work: Path) -> dict:
                 raise
             finally:
                 browser.close()
+        run.close()
+        (work / "shipped").mkdir()
+        run = Run(work / "shipped", video, E2E_LINK_AS_SHIPPED="1")
+        setup_two_players(run, None)
+        run.page.wait_for_timeout(1500)
+        result["no network said, link as shipped"] = run.page.get_by_text(NO_NETWORK).first.is_visible()
         result["ok"] = True
     except Exception as error:
         result["error"] = f"{type(error).__name__}: {error}"
     finally:
         run.close()
     return result
+
+
+#: The start of app.NO_NETWORK_NOTE.
+NO_NETWORK = "This computer is on no network"
 
 
 def play_keys(work: Path) -> dict:

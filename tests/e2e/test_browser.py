@@ -117,12 +117,16 @@ def test_the_sidebar_opens_folded_on_a_tablet_and_a_sideways_phone_and_keeps_an_
 
 def test_the_camera_says_in_words_why_it_cannot_start(tmp_path):
     """A browser with no camera, or one refused the camera, shows only its own error name after START
-    ("NotFoundError: Requested device not found"), and the snapshot asks for a permission there is no camera for:
-    the app says what to do, and says nothing when a camera works."""
+    ("NotFoundError: Requested device not found"), and the snapshot asks for a permission there is no camera for;
+    on a computer on no network the live camera's link cannot be made: the app says what to do, and says nothing when
+    a camera works."""
     result = harness(tmp_path, "camera", timeout=300)
     assert result["fake camera"] == [] and result["no camera"] == ["none"], result
     assert result["snapshot, no camera"] == ["none"], result
     assert result["refused after START"] == ["denied"], result
+    # ... and that this computer is on no network, where the live camera's link has no address to offer (run.sh's
+    # server, in the test's network of loopback alone: START came to nothing, silently); not where it has one
+    assert result["no network said, link as shipped"] and not result["no network said, link on loopback"], result
 
 
 
