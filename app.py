@@ -135,36 +135,36 @@ button:focus-visible, [role="tab"]:focus-visible {outline: 3px solid #1f6feb !im
    blank page, which a crowd's board, moved after them, showed above it */
 [data-testid="stLayoutWrapper"]:has(> .st-key-arrival) {display: none;}
 /* and the callers' names in smaller letters, each on one line of its button; five callers or more beside the camera
-   too (cheat_small, see action_panel): there "Oluwaseun" in a third of the game's column broke ("Oluwase / un"),
+   too (callers_small, see action_panel): there "Oluwaseun" in a third of the game's column broke ("Oluwase / un"),
    and eight players' callers two to a row put the next play's buttons below a 800 px laptop screen */
-:is([data-testid="stMain"]:has(.cr-hands.crowd), .st-key-cheat_small) .st-key-grid_cheat button {min-height: 2.8rem;}
-:is([data-testid="stMain"]:has(.cr-hands.crowd), .st-key-cheat_small) .st-key-grid_cheat button p {
+:is([data-testid="stMain"]:has(.cr-hands.crowd), .st-key-callers_small) .st-key-grid_cheat button {min-height: 2.8rem;}
+:is([data-testid="stMain"]:has(.cr-hands.crowd), .st-key-callers_small) .st-key-grid_cheat button p {
   font-size: 1.1rem !important; line-height: 1.2;}
-:is([data-testid="stMain"]:has(.cr-hands.crowd), .st-key-cheat_small) .st-key-grid_cheat {gap: 0.5rem !important;}
+:is([data-testid="stMain"]:has(.cr-hands.crowd), .st-key-callers_small) .st-key-grid_cheat {gap: 0.5rem !important;}
 @container game (max-width: 620px) {  /* beside the camera: the names' room is the icon's too */
-  :is([data-testid="stMain"]:has(.cr-hands.crowd), .st-key-cheat_small) .st-key-grid_cheat button
+  :is([data-testid="stMain"]:has(.cr-hands.crowd), .st-key-callers_small) .st-key-grid_cheat button
     span:has(> [data-testid="stIconMaterial"]) {display: none;}
-  :is([data-testid="stMain"]:has(.cr-hands.crowd), .st-key-cheat_small) .st-key-grid_cheat button p {
+  :is([data-testid="stMain"]:has(.cr-hands.crowd), .st-key-callers_small) .st-key-grid_cheat button p {
     font-size: 1rem !important;}
 }
 /* a crowd's callers come in one row (see action_panel), wrapped here per_row to a line, and three to a line on a
    phone, in the smaller letters and without the icon of a narrow column */
-[class*="st-key-cheat_rows_"] .st-key-grid_cheat [data-testid="stHorizontalBlock"] {
+[class*="st-key-callers_rows_"] .st-key-grid_cheat [data-testid="stHorizontalBlock"] {
   flex-wrap: wrap !important; gap: 0.5rem !important;}
-[class*="st-key-cheat_rows_"] .st-key-grid_cheat [data-testid="stHorizontalBlock"] > [data-testid="stColumn"] {
+[class*="st-key-callers_rows_"] .st-key-grid_cheat [data-testid="stHorizontalBlock"] > [data-testid="stColumn"] {
   min-width: 0 !important; width: auto !important; flex: 0 0 calc((100% - 1.5rem) / 4) !important;}
-.st-key-cheat_rows_3 .st-key-grid_cheat [data-testid="stHorizontalBlock"] > [data-testid="stColumn"] {
+.st-key-callers_rows_3 .st-key-grid_cheat [data-testid="stHorizontalBlock"] > [data-testid="stColumn"] {
   flex-basis: calc((100% - 1rem) / 3) !important;}
-.st-key-cheat_rows_2 .st-key-grid_cheat [data-testid="stHorizontalBlock"] > [data-testid="stColumn"] {
+.st-key-callers_rows_2 .st-key-grid_cheat [data-testid="stHorizontalBlock"] > [data-testid="stColumn"] {
   flex-basis: calc((100% - 0.5rem) / 2) !important;}
 /* by the row's own width, not the screen's: a window narrowed beside the sidebar (820 px) broke "Barthol / omew" */
-[class*="st-key-cheat_rows_"] .st-key-grid_cheat {container: callers / inline-size;}
+[class*="st-key-callers_rows_"] .st-key-grid_cheat {container: callers / inline-size;}
 @container callers (max-width: 600px) {
-  :is(.st-key-cheat_rows_4, .st-key-cheat_rows_3) .st-key-grid_cheat [data-testid="stHorizontalBlock"] >
+  :is(.st-key-callers_rows_4, .st-key-callers_rows_3) .st-key-grid_cheat [data-testid="stHorizontalBlock"] >
     [data-testid="stColumn"] {flex-basis: calc((100% - 1rem) / 3) !important;}
-  [class*="st-key-cheat_rows_"] .st-key-grid_cheat button span:has(> [data-testid="stIconMaterial"]) {display: none;}
-  [class*="st-key-cheat_rows_"] .st-key-grid_cheat button {padding-left: 0.3rem; padding-right: 0.3rem;}
-  [data-testid="stMain"]:has(.cr-hands.crowd) [class*="st-key-cheat_rows_"] .st-key-grid_cheat button p {
+  [class*="st-key-callers_rows_"] .st-key-grid_cheat button span:has(> [data-testid="stIconMaterial"]) {display: none;}
+  [class*="st-key-callers_rows_"] .st-key-grid_cheat button {padding-left: 0.3rem; padding-right: 0.3rem;}
+  [data-testid="stMain"]:has(.cr-hands.crowd) [class*="st-key-callers_rows_"] .st-key-grid_cheat button p {
     font-size: 0.9rem !important;}
 }
 /* the buttons of a line as high as its highest: the Cheat! buttons (a name on two lines made one of three taller)
@@ -364,8 +364,8 @@ def button(where, label: str, *, on_click: Callable, args: tuple = (), spoken: s
 def _tapped(key: str, action: Callable, args: tuple) -> None:
     """A button's callback: its action, once a tap. Every button is drawn outside the camera's line, a fragment that
     runs five times a second during a call; yet Streamlit at times dispatches a tap to that fragment's run as well as
-    to the page's run the tap itself asks for, 2 to 16 ms apart (seen in about one tap in forty during a camera's
-    call, in Chromium). Acted on twice, a Cancel found the call gone and said "Another window cancelled Ben's call ...
+    to the page's run the tap itself asks for, 2 to 16 ms apart (seen in 2 of 79, 0 of 116 and 1 of 116 taps during
+    a call read by the camera on the server, in Chromium). Acted on twice, a Cancel found the call gone and said "Another window cancelled Ben's call ...
     Your tap was not recorded", and K put in a king more. The fragment's dispatch is dropped: the page's acts. (So no
     button of this kind may be drawn inside a fragment: its taps would be dropped.)"""
     context = get_script_run_ctx()
@@ -1562,10 +1562,10 @@ def action_panel(referee: Referee, game, log_len: int, waiting: bool) -> None:
             per_row = 4 if wide else 3 if longest_word(*callers) <= 12 else 2
             # all in one row, which the CSS wraps per_row to a line, and three to a line on a phone: in rows made
             # here, a phone's two names to a line (of rows of four) filled its first screen with twenty players'
-            grid = st.container(key=f"cheat_rows_{per_row}").container(key="grid_cheat")
+            grid = st.container(key=f"callers_rows_{per_row}").container(key="grid_cheat")
             rows, width = [callers], len(callers)
         else:
-            grid = (st.container(key="cheat_small") if small else st).container(key="grid_cheat")
+            grid = (st.container(key="callers_small") if small else st).container(key="grid_cheat")
             rows, width = [callers[start:start + per_row] for start in range(0, len(callers), per_row)], per_row
         for row in rows:
             for col, name in zip(grid.columns(width), row):

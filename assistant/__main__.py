@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
             referee = Referee(store, args.sitting)
             out = referee.table_csv() if args.csv else referee.transcript()
     except StorageError as error:
-        print(str(error), file=sys.stderr)
+        print(command_line.shown(str(error)), file=sys.stderr)
         return 2
     if args.command == "sittings" and not out:
         print(f"No sittings yet in {store.path}.", file=sys.stderr)
@@ -98,7 +98,7 @@ def _import(args: argparse.Namespace) -> int:
             _take_back(path, made, made_file)
         if not isinstance(error, (_Unreadable, StorageError, TranscriptError)):
             raise
-        print(str(error), file=sys.stderr)
+        print(command_line.shown(str(error)), file=sys.stderr)
         return 2
     said = f"imported {_events(len(sitting.log))} as sitting {referee.sitting_id} ({who(name)})"
     try:
@@ -241,7 +241,7 @@ def _replay(args: argparse.Namespace) -> int:
     try:
         sitting = _read(args.file)
     except (_Unreadable, TranscriptError) as error:
-        print(str(error), file=sys.stderr)
+        print(command_line.shown(str(error)), file=sys.stderr)
         return 2
     state = state_to_json(sitting.state)
     if args.json:

@@ -5,6 +5,7 @@ cannot be written (a full disk, no standard output at all) and Ctrl-C are said i
 from __future__ import annotations
 
 import io
+import json
 import os
 import sys
 from typing import Callable
@@ -29,6 +30,12 @@ def run(main: Callable[[], int], prefix: str = "") -> int:
         quiet_stdout()
         print(f"{prefix}cannot write the output: {error.strerror}", file=sys.stderr)
         return 1
+
+
+def shown(text: str) -> str:
+    """A message for the terminal, what a terminal would act on (a control code, a right-to-left mark, half a
+    character of a file name that is not UTF-8) written as an escape: a file named with ESC [2J cleared the screen."""
+    return "".join(c if c.isprintable() else json.dumps(c)[1:-1] for c in text)
 
 
 def write(text: str) -> None:

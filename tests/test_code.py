@@ -1,8 +1,8 @@
 """The whole tree read by a checker, ruff with pyflakes' rules: what no test may reach.
 
 A rename left ``who = who(...)`` in one function of the rules core, where Python then took ``who`` for a local name
-in all of it: two of its messages ("the game is over", "the play was not called before the game moved on") raised
-UnboundLocalError, and ``replay`` and ``import`` ended in a traceback. The checker names such a line (F823) before
+in all of it: three of its messages ("the game is over", "called already", "not called before the game moved on")
+raised UnboundLocalError, and ``replay`` and ``import`` ended in a traceback. The checker names such a line (F823) before
 any game reaches it; it also names undefined and unused names."""
 
 from __future__ import annotations

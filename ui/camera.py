@@ -488,11 +488,6 @@ class ServerCamera:
             self.capture.release()
 
 
-#: The server cameras whose threads may still be reading: stopped as Python stops (:func:`_close_open_cameras`).
-_OPEN_CAMERAS: WeakSet[ServerCamera] = WeakSet()
-
-
-@atexit.register
 def video_link_has_an_address() -> bool:
     """Whether the live camera's video link (WebRTC, through aioice) has an address of this machine to offer the
     browser. aioice leaves 127.0.0.1 out, and browsers link over it only when started to: a machine with no network
@@ -500,9 +495,17 @@ def video_link_has_an_address() -> bool:
     in a network namespace holding only loopback). A network without the internet will do."""
     from aioice import ice
 
-    return bool(ice.get_host_addresses(use_ipv4=True, use_ipv6=True))
+    try:
+        return bool(ice.get_host_addresses(use_ipv4=True, use_ipv6=True))
+    except Exception:  # a hint only: where the addresses cannot be listed, nothing is said
+        return True
 
 
+#: The server cameras whose threads may still be reading: stopped as Python stops (:func:`_close_open_cameras`).
+_OPEN_CAMERAS: WeakSet[ServerCamera] = WeakSet()
+
+
+@atexit.register
 def _close_open_cameras() -> None:
     """Stop every server camera's thread as the server stops. A thread is a daemon (a camera must not hold the
     server up), and one still reading a frame while Python tore itself down aborted the server's exit with

@@ -9,6 +9,7 @@ import sqlite3
 import sys
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from assistant import NewGame, Play, Rank, Winner
@@ -583,18 +584,34 @@ def test_match_table_one_tap_winner_standing_history_csv(db):
 def test_the_downloads_of_the_log_and_the_table_are_written_out_only_when_the_log_has_changed(db, monkeypatch):
     """Written out at every run of the match table, the log took 0.2 s a run at 20,000 events; it is kept until an
     event changes it, and then is the log as stored."""
-    written = []
-    transcript = Referee.transcript
+    written, tables = [], []
+    transcript, table_csv_file = Referee.transcript, Referee.table_csv_file
     monkeypatch.setattr(Referee, "transcript", lambda referee: written.append(1) or transcript(referee))
+    monkeypatch.setattr(Referee, "table_csv_file", lambda referee: tables.append(1) or table_csv_file(referee))
     at = deal(open_app(), "Sam", "Maya")
     at.segmented_control[0].set_value("Match table").run()
     at.run()
     at.run()
-    assert len(written) == 1, "three runs of one log: written once"
+    assert len(written) == len(tables) == 1, "three runs of one log: written once"
     click(at, "winner_Maya")
-    assert len(written) == 2
+    assert len(written) == len(tables) == 2
     assert at.session_state["_transcript"][1] == stored_state(db).transcript()
     assert at.session_state["_table_csv"][1] == stored_state(db).table_csv_file()
+
+
+@pytest.mark.parametrize("camera, names", [
+    ("server", ("Sam", "small", "Maya", "Leo", "Ada", "Bo")),  # five callers beside the camera
+    ("none", ("Sam", "rows_4", "Maya", "Leo", "Ada", "Bo", "Cy", "Di", "Ed", "Flo")),  # a crowd, four to a row
+])
+def test_a_players_name_never_clashes_with_the_cheat_buttons_grouping(db, monkeypatch, tmp_path, camera, names):
+    """The Cheat! buttons' keys are "cheat_" and the name; their group's keys were "cheat_small" and "cheat_rows_4", so
+    a player named "small" beside the camera, or "rows_4" in a crowd, stopped the game screen at every run while a
+    play could be called (two elements with one key)."""
+    monkeypatch.setenv("CHEAT_REFEREE_CAMERA", camera)
+    monkeypatch.setenv("CHEAT_REFEREE_SERVER_CAMERA", str(tmp_path / "no-camera.avi"))
+    at = deal(open_app(), *names)
+    click(at, "play_1")
+    assert at.button(key=f"cheat_{names[1]}").label == names[1]
 
 
 def calls_table(at: AppTest) -> dict | None:

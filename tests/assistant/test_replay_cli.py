@@ -598,3 +598,9 @@ def test_a_database_behind_a_folder_this_user_may_not_enter_is_said_so(tmp_path,
     monkeypatch.setattr(cli.Path, "exists", refused)
     with pytest.raises(StorageError, match="cannot open the database .*: permission denied"):
         cli._existing(str(tmp_path / "private" / "r.sqlite3"))
+
+
+def test_a_file_name_in_an_error_is_said_with_what_would_act_on_the_terminal_written_as_escapes(tmp_path):
+    """`cannot read /tmp/x<ESC>[2J`: the name of a file not found went to the terminal as it was, and cleared it."""
+    result = run_cli("replay", str(tmp_path / "x\x1b[2J.jsonl"))
+    assert result.returncode == 2 and "\x1b" not in result.stderr and "x\\u001b[2J.jsonl" in result.stderr, result

@@ -89,7 +89,8 @@ class Run:
         self.work = work
         self.trace = work / "trace.jsonl"
         self.port = free_port()
-        self.env = dict(os.environ, CHEAT_REFEREE_DB=str(work / "referee.sqlite3"), CHEAT_REFEREE_CAMERA="live",
+        inherited = {k: v for k, v in os.environ.items() if k != "E2E_LINK_AS_SHIPPED"}  # a run's own setting only
+        self.env = dict(inherited, CHEAT_REFEREE_DB=str(work / "referee.sqlite3"), CHEAT_REFEREE_CAMERA="live",
                         CHEAT_REFEREE_TRACE=str(self.trace), PYTHONUNBUFFERED="1")
         self.env.update(settings)
         self.env.pop("CHEAT_REFEREE_DATA", None)

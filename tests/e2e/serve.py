@@ -2,7 +2,8 @@
 
 aioice leaves 127.0.0.1 out of its candidates and has no option for it; inside the test's own
 network namespace (``unshare -n``, only ``lo`` up) nothing else exists, so the WebRTC pair stays
-strictly on loopback. Never used by ``run.sh``.
+strictly on loopback. Never used by ``run.sh``. With ``E2E_LINK_AS_SHIPPED=1`` aioice is left as run.sh has it
+(the check that the page says this computer is on no network).
 
     python tests/e2e/serve.py PORT [streamlit options...]
 """
