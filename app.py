@@ -365,9 +365,10 @@ def _tapped(key: str, action: Callable, args: tuple) -> None:
     """A button's callback: its action, once a tap. Every button is drawn outside the camera's line, a fragment that
     runs five times a second during a call; yet Streamlit at times dispatches a tap to that fragment's run as well as
     to the page's run the tap itself asks for, 2 to 16 ms apart (seen in 2 of 79, 0 of 116 and 1 of 116 taps during
-    a call read by the camera on the server, in Chromium). Acted on twice, a Cancel found the call gone and said "Another window cancelled Ben's call ...
-    Your tap was not recorded", and K put in a king more. The fragment's dispatch is dropped: the page's acts. (So no
-    button of this kind may be drawn inside a fragment: its taps would be dropped.)"""
+    a call read by the camera on the server, in Chromium). Acted on twice, a Cancel found the call gone and said
+    "Another window cancelled Ben's call ... Your tap was not recorded", and K put in a king more. The fragment's
+    dispatch is dropped: the page's acts. (So no button of this kind may be drawn inside a fragment: its taps would be
+    dropped.)"""
     context = get_script_run_ctx()
     if context is not None and context.fragment_ids_this_run:
         return
@@ -1716,7 +1717,8 @@ def revealed_so_far(game, caller: str, claim, call: OpenCall) -> None:
     # that went after the card that brought it (a fifth ace, and "Back one card" was not where it had been)
     check = bool(alert)
     if check:
-        line = f"<span class='cr-checkthem'>{unspoken('⚠')} {line}</span><span class='cr-sr' role='alert'>{alert}</span>"
+        line = (f"<span class='cr-checkthem'>{unspoken('⚠')} {line}</span>"
+                f"<span class='cr-sr' role='alert'>{alert}</span>")
     st.markdown(f"<div class='cr-sub cr-ifline{' cr-check' if check else ''}'>{line}</div>", unsafe_allow_html=True)
     button(st, "Apply the verdict", key="apply_verdict", type="primary", disabled=verdict is None, on_click=settle,
               args=(call, revealed))
