@@ -2048,7 +2048,8 @@ def press_start_once() -> None:
     )
 
 
-#: Said under the live camera where its video link has no address to offer the browser (:func:`camera.video_link_has_an_address`).
+#: Said under the live camera where its video link has no address to offer the browser
+#: (:func:`camera.video_link_has_an_address`).
 NO_NETWORK_NOTE = ("This computer is on no network, and the live camera's link to this browser needs one, though "
                    "nothing leaves the computer (a network without the internet will do): turn Wi-Fi on, or choose "
                    "Snapshot or Photo upload in the sidebar.")

@@ -12,7 +12,7 @@ from .cards import Rank
 from .errors import CheatError, IllegalAction, StorageError
 from .events import Call, Event, Undo
 from .game import State, check_caller
-from .sitting import Sitting, rebuild, replay, transcript_text
+from .sitting import Sitting, rebuild, replay, write_transcript
 from .storage import MovedOn, OpenCall, SittingInfo, StaleSitting, Store
 
 
@@ -25,8 +25,7 @@ class Referee:
         self.store = store
         self.sitting_id = sitting_id
         if sitting is None:
-            sitting = self._stored_sitting()
-            recorded = store.recorded(sitting_id, len(sitting.log) - 1)
+            sitting, recorded = self._stored()
         self.sitting = sitting
         #: when the store recorded the sitting's last event as this referee holds it: what :meth:`read` goes on from
         self.recorded = recorded
@@ -155,15 +154,17 @@ class Referee:
 
     def reload(self) -> None:
         """Read the sitting again from storage (after another window changed it)."""
-        self.sitting = self._stored_sitting()
-        self.recorded = self.store.recorded(self.sitting_id, len(self.sitting.log) - 1)
+        self.sitting, self.recorded = self._stored()
 
-    def _stored_sitting(self) -> Sitting:
-        """The sitting as stored, read whole."""
-        return rebuild(enumerate(self.store.events(self.sitting_id)), _refused(self.sitting_id))
+    def _stored(self) -> tuple[Sitting, str | None]:
+        """The sitting as stored, read whole, and when its last event was recorded."""
+        sitting = rebuild(enumerate(self.store.events(self.sitting_id)), _refused(self.sitting_id))
+        return sitting, self.store.recorded(self.sitting_id, len(sitting.log) - 1)
 
     def transcript(self) -> str:
-        return transcript_text(self.sitting.log)
+        out = io.StringIO()
+        write_transcript(self.sitting.log, out)
+        return out.getvalue()
 
     def table_csv(self) -> str:
         """The match table as CSV: one row per game, then nothing else (the standing is a sum of rows).

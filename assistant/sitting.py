@@ -7,7 +7,6 @@ takes the state back to what it was before the event it cancels.
 from __future__ import annotations
 
 import gc
-import io
 import json
 import math
 from contextlib import contextmanager
@@ -294,13 +293,6 @@ def _collector_paused() -> Iterator[None]:
 def write_transcript(events: Iterable[Event], out: TextIO) -> None:
     for event in events:
         out.write(json.dumps(to_dict(event)) + "\n")
-
-
-def transcript_text(events: Iterable[Event]) -> str:
-    """The transcript of ``events`` as one text (a download)."""
-    out = io.StringIO()
-    write_transcript(events, out)
-    return out.getvalue()
 
 
 class TranscriptError(CheatError):

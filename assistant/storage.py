@@ -78,7 +78,7 @@ class Store(Protocol):
 
     def rename_sitting(self, sitting_id: int, name: str) -> None: ...
 
-    def events(self, sitting_id: int, start: int = 0) -> list[Event]: ...
+    def events(self, sitting_id: int) -> list[Event]: ...
 
     def append(self, sitting_id: int, seq: int, event: Event, rows: Sequence[GameResult] | None,
                settles: OpenCall | None = None, opens: OpenCall | None = None,
@@ -462,11 +462,11 @@ class SqliteStore:
                     "UPDATE sittings SET name = ? WHERE id = ?", (name, sitting_id)).rowcount != 1:
                 raise self._no_sitting(sitting_id)
 
-    def events(self, sitting_id: int, start: int = 0) -> list[Event]:
-        """The sitting's events from number ``start`` on (a page that has read those before reads only the rest)."""
+    def events(self, sitting_id: int) -> list[Event]:
+        """The sitting's events (:meth:`read_on` reads those after one a page has read)."""
         if not _a_row_number(sitting_id) or not self._read("SELECT 1 FROM sittings WHERE id = ?", (sitting_id,)):
             raise self._no_sitting(sitting_id)
-        return self._parsed(sitting_id, start, self._rows_from(sitting_id, start))
+        return self._parsed(sitting_id, 0, self._rows_from(sitting_id, 0))
 
     def read_on(self, sitting_id: int, seq: int, recorded: str) -> tuple[list[Event], str] | None:
         """The events after number ``seq``, and when the last of them (or ``seq`` itself, where none came after) was

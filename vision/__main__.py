@@ -78,7 +78,7 @@ def _as_text(path: str | Path) -> str:
 def _said(path: str | Path) -> str:
     """A file's name for the terminal: :func:`_as_text`, and what a terminal would act on (a control code, a
     right-to-left mark) written as an escape. A strict UTF-8 output refused half a character with a traceback."""
-    return "".join(c if c.isprintable() else json.dumps(c)[1:-1] for c in _as_text(path))
+    return command_line.shown(_as_text(path))
 
 
 def _write_drawing(out: Path, drawing) -> str | None:

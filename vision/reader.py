@@ -314,7 +314,8 @@ def _unreadable(head: bytes, tail: bytes, size: int, header_read: bool = False) 
     ``header_read``: Pillow read its header (a picture of a kind it knows, which OpenCV could not decode)."""
     kind = _cut_short(head, tail, size, header_read)
     if kind is not None:
-        # OpenCV decodes no JPEG that stops short, its last two bytes included, and half a picture is no reveal
+        # OpenCV decodes no JPEG that stops short, its last two bytes included (nor such a PNG, WebP, GIF or BMP), and
+        # half a picture is no reveal
         return f"a {kind} cut short or damaged ({size:,} bytes), as an incomplete copy or download leaves one"
     brands = head[8:12], head[16:32]
     if head[4:8] == b"ftyp" and (brands[0] in _HEIC or (brands[0] in (b"mif1", b"msf1") and b"heic" in brands[1])):
