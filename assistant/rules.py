@@ -71,11 +71,6 @@ class Rules:
     def jokers_in_deck(self) -> int:
         return 2 * self.decks if self.jokers else 0
 
-    @property
-    def is_choice_order(self) -> bool:
-        """In these orders the player picks the rank, so a play must name it."""
-        return self.order in (Order.UP_OR_DOWN, Order.SAME_OR_ADJACENT)
-
     def deal_sizes(self, players: int) -> list[int]:
         """Cards dealt to each seat, starting with the dealer's left: the first seats get the extras."""
         base, extra = divmod(self.deck_size, players)

@@ -60,10 +60,6 @@ class Reading:
     #: could not read at all
     guess: tuple[Rank | None, ...] = ()
 
-    @property
-    def actionable(self) -> bool:
-        return self.sure and self.steady and bool(self.ranks)
-
 
 def may_apply(reading: Reading, claimed: int) -> tuple[bool, str]:
     """Whether the app may give the verdict from this reading on its own, and if not, why in words.

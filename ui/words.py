@@ -6,7 +6,7 @@ import html
 import unicodedata
 from typing import Collection, Iterable
 
-from assistant import Call, Claim, FourOfAKind, NewGame, NoCall, Pass, Play, Rank, Rules, Winner
+from assistant import Call, Claim, FourOfAKind, NewGame, NoCall, Pass, Play, Rank, Winner
 from assistant.cards import card_count
 from assistant.rules import RANKED_POINTS, CountRule, Order, TableKind
 from assistant.seen import Seen, where
@@ -142,22 +142,6 @@ def ranks_due(ranks: tuple[Rank, ...]) -> str:
     if len(names) <= 1:
         return "".join(names)
     return ", ".join(names[:-1]) + " or " + names[-1]
-
-
-def rules_summary(rules: Rules) -> str:
-    parts = [
-        f"{rules.decks} deck{'s' if rules.decks > 1 else ''}" + (" with jokers" if rules.jokers else ""),
-        MAX_CARDS_LABELS.get(rules.max_cards, f"1 to {rules.max_cards} cards"),
-        ORDER_LABELS[rules.order].split(":")[0].lower(),
-    ]
-    if rules.passing:
-        parts.append("passing allowed")
-    if rules.count_rule is CountRule.RANK_ONLY:
-        parts.append("rank only")
-    if rules.four_of_a_kind:
-        parts.append("four of a kind out")
-    parts.append(f"{rules.table.value} table")
-    return ", ".join(parts)
 
 
 def undo_label(event) -> str:

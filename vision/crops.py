@@ -25,7 +25,7 @@ from vision.reader import square_crop
 from vision.train import CLS_NAMES
 
 
-def _place(card, box, index_h, angle, canvas, center):
+def _place(card, box, index_h, angle, center):
     """Homography putting the card's index box centre at ``center`` with index height ``index_h``."""
     ch, cw = card.shape[:2]
     bx, by = (box[0] + box[2]) / 2 * cw, (box[1] + box[3]) / 2 * ch
@@ -118,11 +118,11 @@ def sample(rng, bank: synth.ArtBank, decks, size: int = 48, jokers: float = 0.0,
 
         def lay_neighbour(at) -> None:
             other, other_boxes = neighbour(di, codes[int(rng.integers(0, len(codes)))])
-            _paste(img, other, _place(other, _top_left(other_boxes or [box]), index_h, angle + rng.normal(0, 4), None, at), rng)
+            _paste(img, other, _place(other, _top_left(other_boxes or [box]), index_h, angle + rng.normal(0, 4), at), rng)
 
         for c in under[::-1]:
             lay_neighbour(c)
-        H = _paste(img, card, _place(card, box, index_h, angle, None, center), rng)
+        H = _paste(img, card, _place(card, box, index_h, angle, center), rng)
         for c in over:
             lay_neighbour(c)
         return _cut(rng, img, card, box, H, S, index_h, size, code, cam)
@@ -132,9 +132,9 @@ def sample(rng, bank: synth.ArtBank, decks, size: int = 48, jokers: float = 0.0,
         card2, boxes2 = neighbour(di, code2)
         off = rng.normal(0, index_h * 1.2, 2)
         H2 = _place(card2, boxes2[0] if boxes2 else box, index_h, angle + rng.normal(0, 15),
-                    None, (center[0] + off[0], center[1] + off[1]))
+                    (center[0] + off[0], center[1] + off[1]))
         _paste(img, card2, H2, rng)
-    H = _paste(img, card, _place(card, box, index_h, angle, None, center), rng)
+    H = _paste(img, card, _place(card, box, index_h, angle, center), rng)
     # a card over it, beside the index (covers the card's body, not its index)
     if rng.random() < 0.35:
         code3 = codes[int(rng.integers(0, len(codes)))]
@@ -142,7 +142,7 @@ def sample(rng, bank: synth.ArtBank, decks, size: int = 48, jokers: float = 0.0,
         d = rng.uniform(0, 2 * np.pi)
         dist = index_h * rng.uniform(1.4, 2.2)
         H3 = _place(card3, boxes3[0] if boxes3 else box, index_h, angle + rng.normal(0, 10),
-                    None, (center[0] + np.cos(d) * dist * 1.6, center[1] + np.sin(d) * dist * 1.6))
+                    (center[0] + np.cos(d) * dist * 1.6, center[1] + np.sin(d) * dist * 1.6))
         _paste(img, card3, H3, rng)
     return _cut(rng, img, card, box, H, S, index_h, size, code, cam)
 
@@ -200,7 +200,7 @@ def face_sample(rng, bank: synth.ArtBank, decks, size: int = 64):
     img = synth.background(rng, S, S)
     fh = face[3] - face[1]
     ih = float(np.median([b[3] - b[1] for b in boxes]))
-    H = _paste(img, card, _place(card, face, index_h * fh / ih, rng.uniform(0, 360), None, (S / 2, S / 2)), rng)
+    H = _paste(img, card, _place(card, face, index_h * fh / ih, rng.uniform(0, 360), (S / 2, S / 2)), rng)
     return _cut(rng, img, card, face, H, S, index_h, size, NONE)
 
 

@@ -1029,9 +1029,6 @@ class Stabiliser:
         stable = n >= self.min_votes and self.history[-1] == best and n >= 2 * runner_up and n > sum(votes.values()) - n
         return SteadyReading(best, len(best), stable, n, len(self.history))
 
-    def reset(self) -> None:
-        self.history.clear()
-
 
 # ---------------------------------------------------------------- drawing
 

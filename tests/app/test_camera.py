@@ -14,6 +14,12 @@ from tests.e2e.video import scene, table
 from ui import camera
 
 
+def read_alone(reading: camera.Reading) -> bool:
+    """The reading itself is one the app could act on (sure, steady, with ranks); ``camera.may_apply`` then also
+    weighs the claim and whether the cards lay in view before the call."""
+    return reading.sure and reading.steady and bool(reading.ranks)
+
+
 @pytest.fixture
 def fresh_reader(monkeypatch):
     """Forget any reader loaded by an earlier test, so each test loads (or refuses) its own."""
@@ -33,7 +39,7 @@ def test_without_a_reader_frames_pass_through_and_nothing_is_read(fresh_reader, 
     assert feed.frames_seen == 1
     assert feed.current() == camera.Reading()
     reading, picture = camera.read_still(frame)
-    assert reading.ranks == () and not reading.actionable and "by hand" in reading.note
+    assert reading.ranks == () and not read_alone(reading) and "by hand" in reading.note
 
 
 def test_trace_writes_json_lines_only_when_asked(tmp_path, monkeypatch):
@@ -94,7 +100,7 @@ def test_live_feed_reads_flipped_cards_until_steady(fresh_reader, monkeypatch):
     reading = feed.current()
     assert isinstance(out, np.ndarray) and out.shape == cards.shape and not np.array_equal(out, cards)  # boxes drawn
     if detections.abstain:
-        assert not reading.actionable and reading.ranks == ()
+        assert not read_alone(reading) and reading.ranks == ()
         # the note says why in the table's words: nothing found (cards drawn without the AisleRiot art
         # can look like that to the reader), or a card or the count it is unsure of
         if len(detections):
@@ -102,7 +108,7 @@ def test_live_feed_reads_flipped_cards_until_steady(fresh_reader, monkeypatch):
         else:
             assert reading.note == "no card found in the picture yet"
     else:
-        assert reading.steady and reading.sure and reading.actionable
+        assert reading.steady and reading.sure and read_alone(reading)
         assert sorted(r.value for r in reading.ranks) == sorted(r.value for r in detections.ranks)
     feed.arm()  # a new call starts from nothing
     assert feed.current() == camera.Reading()
@@ -113,7 +119,7 @@ def test_a_still_picture_is_never_steady_on_its_own(fresh_reader, monkeypatch):
     _reader_or_skip()
     cards, _ = scene([("K", "spade"), ("K", "heart"), ("3", "diamond")])
     reading, picture = camera.read_still(cards)
-    assert not reading.steady and not reading.actionable
+    assert not reading.steady and not read_alone(reading)
     assert picture.shape == cards.shape
     detections = camera.load_reader().read(cards)
     assert reading.sure == (not detections.abstain and len(detections) > 0)
@@ -206,7 +212,7 @@ def test_cards_already_face_up_when_cheat_is_called_do_not_decide_the_call_alone
     for _ in range(camera.WINDOW):
         feed.process(table())
     reading = feed.current()
-    assert reading.actionable and reading.seen_before
+    assert read_alone(reading) and reading.seen_before
     ok, why = camera.may_apply(reading, 2)
     assert not ok and "already in view when Cheat! was called" in why
     view_empties()
@@ -237,7 +243,7 @@ def test_cards_face_up_stay_known_through_an_unsure_frame_or_a_hand_passing_over
     for _ in range(camera.WINDOW):
         feed.process(table())
     reading = feed.current()
-    assert reading.actionable and reading.seen_before, reading
+    assert read_alone(reading) and reading.seen_before, reading
 
 
 def test_a_reading_belongs_to_its_call(monkeypatch):
@@ -249,7 +255,7 @@ def test_a_reading_belongs_to_its_call(monkeypatch):
     feed.arm("call 1")
     for _ in range(camera.WINDOW):
         feed.process(table())
-    assert feed.current().actionable and feed.call == "call 1"
+    assert read_alone(feed.current()) and feed.call == "call 1"
     feed.disarm()
     assert feed.current() == camera.Reading() and feed.call is None
     feed.arm("call 2")
