@@ -1536,6 +1536,30 @@ def last_play_ends_the_game(referee: Referee, game) -> bool:
             and referee.sitting.preview(NoCall()).game.over)
 
 
+def callers_per_row(seated: list[str], callers: int, wide: bool) -> tuple[int, bool]:
+    """How many Cheat! buttons to a row, and whether in the crowd's smaller letters, for ``callers`` buttons named
+    after players ``seated`` (everyone still in the game). The names of all of them decide, not those of this call's
+    callers, so that the rows, and the next player's play buttons under them, stay where they were from one turn to
+    the next: with "Bartholomew Kent" among the callers they came two to a row, three to a row once he had played,
+    and the play buttons moved 71 px between turns, under a finger about to tap."""
+    longest = max(len(name) for name in seated)
+    # a full name on every button, never cut short: fewer to a row as names grow, and a name too long for its button
+    # wraps. Beside the camera four long names to a row broke inside their words ("Moham / med Ali"), and a long
+    # name of short words (Oluwaseun Adeyem) wraps between them in a third of the page's width: eight players with
+    # one such name took four rows of two, and put the next player's play buttons below a laptop's screen. Beside
+    # the camera a third is too narrow for its words ("Oluwase / un")
+    per_row = 4 if longest <= 6 else 3 if longest <= 10 or (wide and longest_word(*seated) <= 10) else 2
+    # five callers or more beside the camera: in the crowd's smaller letters without the icon (the CSS), where three
+    # to a row hold a word of twelve letters (two to a row for "Oluwaseun Adeyem" put the next player's play buttons'
+    # foot at 900 px on a 1280 x 800 laptop)
+    small = not wide and callers >= 5
+    if small and per_row == 2 and longest_word(*seated) <= 12:
+        per_row = 3
+    if callers > CROWD:  # in smaller letters (the CSS), a name may wrap between its words
+        per_row = 4 if wide else 3 if longest_word(*seated) <= 12 else 2
+    return per_row, small
+
+
 def action_panel(referee: Referee, game, log_len: int, waiting: bool) -> None:
     """The buttons of a turn: Cheat! on a play that can be called, then the next play's; only the first where
     ``waiting`` (:func:`last_play_ends_the_game`)."""
@@ -1543,24 +1567,11 @@ def action_panel(referee: Referee, game, log_len: int, waiting: bool) -> None:
     if game.awaiting_call and claim is not None:
         callers = [p for p in game.players if p != claim.player and p not in game.places]
         st.markdown("<div class='cr-sub'>Who called Cheat! first? One tap on the name:</div>", unsafe_allow_html=True)
-        # a full name on every button, never cut short: fewer to a row as names grow (the column is narrower
-        # beside the camera), and a name too long for its button wraps
-        longest = max(len(name) for name in callers)
-        # a crowd's names four to a row, where the game has the page's width; beside the camera (live, or the
-        # server's) four long names to a row broke inside their words ("Moham / med Ali")
+        # beside the camera (live, or the server's) the game's column is narrower
         wide = st.session_state.get("camera_source") not in ("live", "server")
-        # a long name of short words (Oluwaseun Adeyem) wraps between them in a third of the page's width: eight
-        # players with one such name took four rows of two, and put the next player's play buttons below a laptop's
-        # screen. Beside the camera a third is too narrow for its words ("Oluwase / un")
-        per_row = 4 if longest <= 6 else 3 if longest <= 10 or (wide and longest_word(*callers) <= 10) else 2
-        # five callers or more beside the camera: in the crowd's smaller letters without the icon (the CSS), where
-        # three to a row hold a word of twelve letters (two to a row for "Oluwaseun Adeyem" put the next player's play
-        # buttons' foot at 900 px on a 1280 x 800 laptop)
-        small = not wide and len(callers) >= 5
-        if small and per_row == 2 and longest_word(*callers) <= 12:
-            per_row = 3
-        if len(callers) > CROWD:  # in smaller letters (the CSS), a name may wrap between its words
-            per_row = 4 if wide else 3 if longest_word(*callers) <= 12 else 2
+        seated = [p for p in game.players if p not in game.places]
+        per_row, small = callers_per_row(seated, len(callers), wide)
+        if len(callers) > CROWD:
             # all in one row, which the CSS wraps per_row to a line, and three to a line on a phone: in rows made
             # here, a phone's two names to a line (of rows of four) filled its first screen with twenty players'
             grid = st.container(key=f"callers_rows_{per_row}").container(key="grid_cheat")
@@ -1737,8 +1748,10 @@ def if_these_are_the_cards(game, claim, revealed: tuple[Rank, ...], verdict) -> 
 def pile_corrected(game, verdict) -> str:
     """Why the verdict's number differs from the pile shown, where the cards revealed are not as many as claimed:
     "Dev picks up 28 cards" beside a pile of 40 read like the referee's mistake. Empty where they are as many."""
-    corrected = words.count_corrected(verdict.claim, len(verdict.revealed))
-    return f" ({corrected}; the pile holds {verdict.cards}, not {game.pile})" if corrected else ""
+    corrected = words.count_corrected(verdict.claim, len(verdict.revealed), brief=True)
+    # in few words: the line is two lines high, and said in full ("the other 2 go back to Bartholomew Kent's hand;
+    # the pile holds 22, not 24") the end of it lay out of sight, in a box that scrolls without showing it does
+    return f" ({corrected}; pile {verdict.cards}, not {game.pile})" if corrected else ""
 
 
 def _could_be_honest(game, caller: str, claim) -> bool:

@@ -83,12 +83,16 @@ def claim_text(claim: Claim) -> str:
     return f"{number(claim.count)} {rank_plural(claim.rank, claim.count)}"
 
 
-def count_corrected(claim: Claim, laid: int) -> str:
+def count_corrected(claim: Claim, laid: int, brief: bool = False) -> str:
     """Where the cards turned up are not as many as claimed, what that does to the hand that played them: the
     verdict's number is the pile's as corrected, and "Cara picks up 6 cards" beside a hand that grew by 8 (or a pile
-    of 8) read like the referee's mistake. Empty where they are as many."""
+    of 8) read like the referee's mistake. Empty where they are as many. ``brief``: in few words ("1 laid, not 3: 2
+    back to Cara's hand"), for a line of two lines that says the verdict as well."""
     if laid == claim.count:
         return ""
+    if brief:
+        moved = f"{claim.count - laid} back to" if laid < claim.count else f"{laid - claim.count} more out of"
+        return f"{laid} laid, not {claim.count}: {moved} {claim.player}'s hand"
     told = f"{card_count(laid)} laid, not the {claim.count} claimed: "
     if laid < claim.count:
         back = claim.count - laid

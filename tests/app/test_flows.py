@@ -158,10 +158,10 @@ def test_call_with_a_lie(db):
     click(at, "reveal_add_4")
     # a verdict shown now is on one card so far; applied now, it would count one card laid: its number is not the pile
     # shown, and says why
-    assert "Revealed: 4 Apply once every card laid is in. If these are the cards: Lie: Sam picks up 6 cards (1 card " \
-           "laid, not the 2 claimed: the other one goes back to Sam's hand; the pile holds 6, not 7)" in text(at)
+    assert "Revealed: 4 Apply once every card laid is in. If these are the cards: Lie: Sam picks up 6 cards (1 laid, " \
+           "not 2: 1 back to Sam's hand; pile 6, not 7)" in text(at)
     click(at, "reveal_add_9")
-    assert "Apply once every card" not in text(at) and "not the 2 claimed" not in text(at)
+    assert "Apply once every card" not in text(at) and "not 2:" not in text(at)
     assert "If these are the cards: Lie: Sam picks up 7 cards" in text(at)
     click(at, "apply_verdict")
     assert "Lie: Sam picks up 7 cards" in [m.value.split(">")[1].split("<")[0] for m in at.markdown if "cr-verdict" in m.value]
@@ -612,6 +612,37 @@ def test_a_players_name_never_clashes_with_the_cheat_buttons_grouping(db, monkey
     at = deal(open_app(), *names)
     click(at, "play_1")
     assert at.button(key=f"cheat_{names[1]}").label == names[1]
+
+
+def cheat_rows(at: AppTest) -> list[int]:
+    """The rows of Cheat! buttons on the page, each as the number of columns it is cut into."""
+    rows = []
+
+    def walk(node) -> None:
+        kids = list(node.children.values()) if isinstance(getattr(node, "children", None), dict) else []
+        if kids and all(type(kid).__name__ == "Column" for kid in kids):
+            if any(b.key.startswith("cheat_") for column in kids for b in column.button):
+                rows.append(len(kids))
+        for kid in kids:
+            walk(kid)
+
+    walk(at._tree)
+    return rows
+
+
+@pytest.mark.parametrize("camera", ["none", "server"])
+def test_the_cheat_buttons_keep_their_rows_whoever_has_just_played(db, monkeypatch, tmp_path, camera):
+    """The Cheat! buttons' rows, and so the next player's play buttons under them, do not move from one turn to the
+    next: with a long name among the callers they came two to a row, and four to a row once its player had played,
+    and a finger aimed at the last turn's "1" missed."""
+    monkeypatch.setenv("CHEAT_REFEREE_CAMERA", camera)
+    monkeypatch.setenv("CHEAT_REFEREE_SERVER_CAMERA", str(tmp_path / "no-camera.avi"))
+    at = deal(open_app(), "Zoë", "Sam", "Bartholomew Kent", "Maya")
+    layouts = []
+    for _ in range(4):  # a round: each player's play can be called by the three others
+        click(at, "play_1")
+        layouts.append(cheat_rows(at))
+    assert layouts == [layouts[0]] * 4 and sum(layouts[0]) >= 3, layouts
 
 
 def calls_table(at: AppTest) -> dict | None:

@@ -98,3 +98,6 @@ def test_a_reveal_of_fewer_or_more_cards_than_claimed_says_where_the_difference_
     assert words.count_corrected(three, 2) == "2 cards laid, not the 3 claimed: the other one goes back to Cara's hand"
     assert words.count_corrected(three, 4) == "4 cards laid, not the 3 claimed: one more comes out of Cara's hand"
     assert words.count_corrected(three, 6) == "6 cards laid, not the 3 claimed: 3 more come out of Cara's hand"
+    assert words.count_corrected(three, 3, brief=True) == ""
+    assert words.count_corrected(three, 1, brief=True) == "1 laid, not 3: 2 back to Cara's hand"
+    assert words.count_corrected(three, 5, brief=True) == "5 laid, not 3: 2 more out of Cara's hand"
