@@ -8,6 +8,7 @@ or a server restart shows the same game. Run with ``./run.sh``.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import html
 import json
 import os
@@ -186,6 +187,9 @@ button:focus-visible, [role="tab"]:focus-visible {outline: 3px solid #1f6feb !im
 .cr-pile {font-size: 2.2rem; font-weight: 700;}
 .cr-last {font-size: 1.6rem;}
 .cr-novoice {display: none; font-size: 0.85rem; opacity: 0.75;}
+/* A photo's reading, beside the photo's box: as high from the start as it will be with a picture, so that the
+   buttons under it stay where they were when the reading comes (on a laptop: on a phone it comes under the box). */
+@media (min-width: 641px) {.st-key-still_seen {min-height: 8rem;}}
 /* What the live camera reads during a call, above the rank buttons: two lines high whatever it says, three on a
    phone (a longer note scrolls in them), so that the buttons under it never move while the camera reads. */
 .cr-camline {height: 2lh; overflow-y: auto;}
@@ -1648,7 +1652,7 @@ def call_panel(referee: Referee, game, call: OpenCall) -> None:
     elif live:
         live_reading(referee, caller)
     elif source in ("snapshot", "upload") and reader_ok:
-        still_reading(source)
+        still_reading(source, call)
     elif source != "none" and not reader_ok:
         st.info("The card reader is not installed on this machine: tap the revealed cards below.")
 
@@ -1869,35 +1873,80 @@ def use_reading(ranks: tuple[Rank, ...]) -> None:
         keep_call(dataclasses.replace(call, revealed=tuple(ranks)), replacing=call)
 
 
-def still_reading(source: str) -> None:
+def still_reading(source: str, call: OpenCall) -> None:
+    """A photo of the revealed cards, snapped or uploaded, with its reading beside it, in a row whose height a reading
+    does not change: the cards tapped in, Apply and the rank buttons under it stay where they were (a reading under
+    the photo moved them down 196 px, below a laptop's screen). A sure reading of as many cards as claimed is put in
+    as the cards (:func:`photo_put_in`): Apply, one tap, then gives the verdict, and the table still makes it."""
+    took, seen = st.container(key="still_row").columns([1, 1], gap="medium")
     data = None
-    if source == "snapshot":
-        camera_check()
-        shot = st.camera_input("Take a photo of the revealed cards", key="snapshot")
-        data = shot.getvalue() if shot is not None else None
-    elif source == "upload":
-        photo = st.file_uploader("Photo of the revealed cards", type=list(camera.PHOTO_TYPES), key="upload")
-        data = photo.getvalue() if photo is not None else None
-    if data is not None:
+    with took:
+        if source == "snapshot":
+            camera_check()
+            shot = st.camera_input("Take a photo of the revealed cards", key="snapshot")
+            data = shot.getvalue() if shot is not None else None
+        else:
+            photo = st.file_uploader("Photo of the revealed cards", type=list(camera.PHOTO_TYPES), key="upload")
+            data = photo.getvalue() if photo is not None else None
+    spot = seen.container(key="still_seen")  # as high as the row's reading will be, from the start (the CSS)
+    if data is None:
+        spot.caption("What the camera reads in the photo shows here.")
+        return
+    read = photo_read(data)
+    if read is None:
+        spot.error(f"That file is not a picture the app can read: {st.session_state['_photo'][1]}. Take or upload a "
+                   "photo of the revealed cards, or tap them in below.")
+        return
+    reading, annotated = read
+    claim = st.session_state["_referee"].state.game.last_play
+    claimed = claim.count if claim is not None else None
+    if photo_put_in(call, reading, claimed, st.session_state["_photo"][0]):
+        st.rerun()  # the page drawn again with the cards in, and the verdict they make above Apply
+    reading_shown(spot, reading, annotated, claimed, put_in=call.revealed == reading.ranks)
+
+
+def photo_read(data: bytes) -> tuple[camera.Reading, object] | None:
+    """The reading of a photo and the picture drawn with it, or None where the file is no picture (why, in
+    ``_photo``): read once a photo, not again at every tap while the call is open (a photo's read took 30 to 60 ms)."""
+    digest = hashlib.sha256(data).hexdigest()
+    kept = st.session_state.get("_photo")
+    if kept is None or kept[0] != digest:
         image, why = camera.decode(data)
-        if image is None:
-            st.error(f"That file is not a picture the app can read: {why}. Take or upload a photo of the "
-                     "revealed cards, or tap them in below.")
-            return
-        claim = st.session_state["_referee"].state.game.last_play
-        reading_shown(*camera.read_still(image), claimed=claim.count if claim is not None else None)
+        kept = (digest, why, None if image is None else camera.read_still(image))
+        st.session_state["_photo"] = kept
+    return kept[2]
 
 
-def reading_shown(reading: camera.Reading, annotated, claimed: int | None = None) -> None:
-    """A still photo's reading beside the picture, small, so that the tap-in buttons below stay in view; an
-    unsure reading is offered as a best guess, and a count other than the claim is pointed out."""
-    picture, said = st.columns([1, 1], gap="medium")
+def photo_put_in(call: OpenCall, reading: camera.Reading, claimed: int | None, digest: str) -> bool:
+    """Put a sure photo reading of as many cards as claimed in as the cards revealed, once for each photo of a call,
+    and only where no card is in yet or what is in is the last photo's (never over cards the table tapped in); True
+    where it did. An unsure reading, or one of another number of cards, is offered, not put in: the table looks."""
+    token = (call_token(call), digest)
+    put = st.session_state.get("_photo_put")
+    if put is not None and put[0] == token:
+        return False  # this photo's reading was put in (or not) for this call: a tap since then is the table's
+    last = put[1] if put is not None and put[0][0] == token[0] else ()
+    st.session_state["_photo_put"] = (token, ())
+    if not (reading.sure and reading.ranks and len(reading.ranks) == claimed):
+        return False
+    if call.revealed not in ((), last) or call.revealed == reading.ranks:
+        return False
+    if keep_call(dataclasses.replace(call, revealed=reading.ranks), replacing=call):
+        st.session_state["_photo_put"] = (token, reading.ranks)
+        return True
+    return False
+
+
+def reading_shown(where, reading: camera.Reading, annotated, claimed: int | None = None, put_in: bool = False) -> None:
+    """A still photo's reading beside the picture, small, so that the row it shares with the photo's box keeps its
+    height; an unsure reading is offered as a best guess, and a count other than the claim is pointed out. ``put_in``:
+    the reading is the cards revealed already, so no button offers it."""
+    picture, said = where.columns([2, 3], gap="small")
     height, width = annotated.shape[:2]
     if min(height, width) >= 32:  # a picture the reader refused as too small or too narrow is not worth showing
-        # at most 180 px high, so that a portrait photo leaves the tap-in buttons in view, and Apply on a laptop's
-        # screen once the reading is used (at 240 px it lay under 1366 x 768's fold)
-        picture.image(annotated[:, :, ::-1], caption="What the reader saw",
-                      width=max(1, min(320, width * 180 // height)))
+        # at most 100 px high, whatever the photo's shape, and with no caption (it wrapped under a portrait photo's
+        # 75 px): the row keeps its height; the line beside it says what the reader saw (its fullscreen shows more)
+        picture.image(annotated[:, :, ::-1], width=max(1, min(160, width * 100 // height)))
     seen = words.cards_shown(reading.ranks)
     notes = [reading.note] if reading.note else []
     differs = bool(reading.ranks) and claimed is not None and len(reading.ranks) != claimed
@@ -1909,12 +1958,13 @@ def reading_shown(reading: camera.Reading, annotated, claimed: int | None = None
         said.markdown(f"Camera reads: **{esc(seen)}**")
     else:
         said.markdown(f"Camera is unsure. Best guess: **{esc(seen)}**")
+    if put_in:
+        notes.append("put in below: check them, then apply the verdict")
     for note in notes:
         said.caption(words.sentence(note))
-    if reading.ranks:
+    if reading.ranks and not put_in:
         button(said, "Use this reading" if reading.sure else "Use the best guess", key="use_still", on_click=use_reading,
-                    args=(reading.ranks,),
-                    type="primary" if reading.sure and not differs else "secondary")
+               args=(reading.ranks,), type="primary" if reading.sure and not differs else "secondary")
 
 
 @st.cache_resource(max_entries=2, on_release=lambda cam: cam.close())
@@ -2250,12 +2300,17 @@ def table_screen(referee: Referee) -> None:
         st.caption("No game finished yet in this sitting.")
     d1, d2 = st.columns(2)
     d1.download_button("Download the match table (CSV)", download_file(referee, referee.table_csv_file, "_table_csv"),
-                       file_name="match-table.csv",
+                       file_name=download_name("match table.csv"),
                        mime="text/csv", key="csv", on_click="ignore", wrap=True)
     d2.download_button("Download the game log (transcript)", download_file(referee, referee.transcript, "_transcript"),
-                       file_name="sitting.jsonl",
+                       file_name=download_name("game log.jsonl"),
                        mime="application/jsonl", key="transcript", on_click="ignore",
                        wrap=True)  # whole, on two lines where the column is narrow (cut at 800 px beside the sidebar)
+
+
+def download_name(what: str) -> str:
+    """A download's file name, after the sitting shown and its day (:func:`words.file_name`)."""
+    return words.file_name(*st.session_state["_sitting_named"], what)
 
 
 def download_file(referee: Referee, write: Callable[[], str | bytes], key: str) -> str | bytes:
@@ -2292,8 +2347,8 @@ def calls_section(referee: Referee) -> None:
         "Right": [records[p].right for p in names],
         "Picked up": [records[p].picked_up for p in names],
     }, hide_index=True)
-    st.download_button("Download the calls (CSV)", referee.calls_csv_file(), file_name="calls.csv", mime="text/csv",
-                       key="calls_csv", on_click="ignore")
+    st.download_button("Download the calls (CSV)", referee.calls_csv_file(), file_name=download_name("calls.csv"),
+                       mime="text/csv", key="calls_csv", on_click="ignore")
 
 
 #: How many of the last games the History shows unless all are asked for.
@@ -2864,6 +2919,7 @@ def main() -> None:
     say_what_another_window_did(referee, sitting_key)
     st.session_state["_referee"] = referee
     st.session_state["_sitting_key"] = sitting_key
+    st.session_state["_sitting_named"] = (chosen.name, chosen.created[:10])  # for the downloads' file names
     show_flashes()
     state = referee.state
 

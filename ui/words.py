@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import re
 import unicodedata
 from typing import Collection, Iterable
 
@@ -222,6 +223,16 @@ def name_html(name: str, after: str = "") -> str:
     words = [html.escape(word, quote=False) for word in name.split(" ")]  # text, not an attribute: "'s" as typed
     words[-1] += html.escape(after, quote=False)
     return " ".join(f"<span class='cr-nb'>{word}</span>" for word in words)
+
+
+def file_name(sitting: str, day: str, what: str) -> str:
+    """The name a download is saved under: the sitting's name and day before what it holds ("Friday at Maya's
+    2026-12-07 match table.csv"). Every sitting's files were "match-table.csv", "calls.csv" and "sitting.jsonl", and a
+    second evening's came into the Downloads folder as "match-table (1).csv". A character no file name may hold on
+    Windows, macOS or Linux becomes a dash, and the name does not start or end with a dot or a space (a hidden file on
+    Linux and macOS; Windows drops them)."""
+    safe = re.sub(r'[<>:"/\\|?*\x00-\x1f\x7f]', "-", f"{sitting} {day} {what}")
+    return " ".join(safe.split()).strip(" .")
 
 
 def esc(text: object) -> str:

@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
+import streamlit
+from streamlit.elements.widgets.button import ButtonMixin
 from streamlit.testing.v1 import AppTest
 
 from assistant import NewGame, Play, Rank, Winner
@@ -579,6 +581,31 @@ def test_match_table_one_tap_winner_standing_history_csv(db):
     csv = referee.table_csv().splitlines()
     assert csv[0].startswith("game,kind,tracked,ended,first") and csv[1].startswith("1,match,no,tap,Alice")
     assert len(at.get("download_button")) == 2
+
+
+def test_the_downloads_are_named_after_the_sitting_and_its_day(db, monkeypatch):
+    """Every sitting's downloads were "match-table.csv", "calls.csv" and "sitting.jsonl": a second evening's came into
+    the Downloads folder as "match-table (1).csv", and which was which had to be opened to tell."""
+    named = []
+    real = ButtonMixin.download_button
+
+    def spy(self, label, data, file_name=None, *args, **kwargs):
+        named.append(file_name)
+        return real(self, label, data, file_name, *args, **kwargs)
+
+    monkeypatch.setattr(ButtonMixin, "download_button", spy)
+    monkeypatch.setattr(streamlit, "download_button", lambda *args, **kwargs: spy(streamlit._main, *args, **kwargs))
+    at = open_app()
+    start_sitting(at, "Friday: Maya's")
+    deal(at, "Sam", "Maya")
+    click(at, "play_1")
+    click(at, "cheat_Maya")
+    click(at, "reveal_add_A")
+    click(at, "apply_verdict")
+    at.segmented_control[0].set_value("Match table").run()
+    day = SqliteStore(db).sittings()[-1].created[:10]
+    assert set(named) == {f"Friday- Maya's {day} match table.csv", f"Friday- Maya's {day} game log.jsonl",
+                          f"Friday- Maya's {day} calls.csv"}
 
 
 def test_the_downloads_of_the_log_and_the_table_are_written_out_only_when_the_log_has_changed(db, monkeypatch):

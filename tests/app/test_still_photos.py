@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from assistant import Rank
+from assistant.storage import SqliteStore
 from ui import camera
 
 from .conftest import click, deal, errors, open_app, text
@@ -44,26 +45,71 @@ def called(db, monkeypatch, source: str, count: int):
     return at
 
 
-@pytest.mark.parametrize("source", ["upload", "snapshot"])
-def test_a_still_photo_is_read_shown_and_applied_only_when_the_table_confirms(db, monkeypatch, photo, source):
-    jpeg, reading = photo
-    at = called(db, monkeypatch, source, len(reading.ranks))
+def give(at, source: str, name: str, data: bytes) -> None:
+    """The photo ``data`` handed to the app as ``source`` takes it: uploaded, or snapped."""
     if source == "upload":
-        at.file_uploader(key="upload").upload("flip.jpg", jpeg, "image/jpeg").run()
+        at.file_uploader(key="upload").upload(name, data, "image/jpeg").run()
     else:
-        at.camera_input(key="snapshot").upload("flip.jpg", jpeg).run()
+        at.camera_input(key="snapshot").upload(name, data).run()
     assert not at.exception, at.exception
+
+
+@pytest.mark.parametrize("source", ["upload", "snapshot"])
+def test_a_sure_photo_of_the_claimed_count_is_put_in_and_applied_only_when_the_table_confirms(db, monkeypatch, photo,
+                                                                                             source):
+    """A sure reading of as many cards as claimed goes in as the cards revealed: Apply, one tap, gives the verdict
+    (it took two, "Use this reading" and Apply). Nothing is applied until the table taps it."""
+    jpeg, reading = photo
+    assert reading.sure, "the golden picture is read without doubt"
+    at = called(db, monkeypatch, source, len(reading.ranks))
+    give(at, source, "flip.jpg", jpeg)
     seen = " ".join(r.value for r in reading.ranks)
-    assert f"Camera reads: {seen}" in text(at).replace("*", "")
+    assert f"Camera reads: {seen}" in text(at).replace("*", "") and f"Revealed: {seen}" in text(at)
+    assert "Put in below: check them, then apply the verdict." in text(at)
     assert at.get("image"), "the picture is shown with what the reader saw"
+    assert not any(b.key == "use_still" for b in at.button), "nothing left to offer: the reading is in"
     assert stored_state(db).state.game.last_call is None, "a single picture is never applied on its own"
-    click(at, "use_still")
-    assert f"Revealed: {seen}" in text(at)
+    stored = SqliteStore(db).open_call(1)
+    assert stored is not None and stored.revealed == reading.ranks, "the cards put in are kept, as a tap's are"
     click(at, "apply_verdict")
     verdict = stored_state(db).state.game.last_call
     assert verdict is not None and verdict.revealed == reading.ranks
     liar = any(r is not Rank.ACE for r in reading.ranks)
     assert ("Lie: Sam picks up" if liar else "Honest: Maya picks up") in text(at)
+
+
+def test_a_photo_of_another_count_than_claimed_is_offered_not_put_in(db, monkeypatch, photo):
+    """One card more claimed than the photo shows: a lie by count, or a card out of view. The table looks; the
+    reading waits on its button."""
+    jpeg, reading = photo
+    at = called(db, monkeypatch, "upload", len(reading.ranks) + 1)
+    give(at, "upload", "flip.jpg", jpeg)
+    assert "Revealed: none yet" in text(at)
+    assert f"{len(reading.ranks) + 1} claimed but {len(reading.ranks)} seen: check the cards" in text(at)
+    click(at, "use_still")
+    assert f"Revealed: {' '.join(r.value for r in reading.ranks)}" in text(at)
+    assert stored_state(db).state.game.last_call is None
+
+
+def test_a_photo_never_replaces_cards_the_table_tapped_in(db, monkeypatch, photo):
+    jpeg, reading = photo
+    at = called(db, monkeypatch, "upload", len(reading.ranks))
+    click(at, "reveal_add_K")
+    give(at, "upload", "flip.jpg", jpeg)
+    assert "Revealed: K" in text(at) and any(b.key == "use_still" for b in at.button)
+    assert SqliteStore(db).open_call(1).revealed == (Rank.KING,)
+
+
+def test_a_photo_put_in_is_put_in_once_so_a_card_taken_back_stays_back(db, monkeypatch, photo):
+    """After the photo's cards went in, the table's taps decide: "Back one card" is not undone by the next run, which
+    reads the same photo again."""
+    jpeg, reading = photo
+    at = called(db, monkeypatch, "upload", len(reading.ranks))
+    give(at, "upload", "flip.jpg", jpeg)
+    click(at, "reveal_back")
+    assert SqliteStore(db).open_call(1).revealed == reading.ranks[:-1]
+    click(at, "reveal_add_K")
+    assert SqliteStore(db).open_call(1).revealed == (*reading.ranks[:-1], Rank.KING)
 
 
 def test_an_upload_that_is_not_a_picture_is_refused_and_changes_nothing(db, monkeypatch, photo):

@@ -101,3 +101,10 @@ def test_a_reveal_of_fewer_or_more_cards_than_claimed_says_where_the_difference_
     assert words.count_corrected(three, 3, brief=True) == ""
     assert words.count_corrected(three, 1, brief=True) == "1 laid, not 3: 2 back to Cara's hand"
     assert words.count_corrected(three, 5, brief=True) == "5 laid, not 3: 2 more out of Cara's hand"
+
+
+def test_a_download_is_named_after_its_sitting_and_day_in_characters_every_system_takes():
+    assert words.file_name("Friday at Maya's", "2026-12-07", "calls.csv") == "Friday at Maya's 2026-12-07 calls.csv"
+    assert words.file_name('Zoë: "finals" 1/2', "2026-12-07", "game log.jsonl") == \
+        "Zoë- -finals- 1-2 2026-12-07 game log.jsonl"
+    assert words.file_name(".. Tonight  *", "2026-12-07", "match table.csv") == "Tonight - 2026-12-07 match table.csv"
