@@ -267,11 +267,12 @@ class SqliteStore:
     def _read_only_uri(self) -> str:
         """The file opened read-only. A file in write-ahead mode is read through its shared-memory index (``-shm``),
         which a read-only folder that lacks one cannot give: it is then read as it lies on disk (``immutable``),
-        which is the whole file only while its write-ahead journal (``-wal``) holds nothing."""
+        which is the whole file only while its write-ahead journal (``-wal``) holds nothing. The header is read last,
+        only where there is no ``-shm``: see :func:`_in_wal_mode`."""
         real = self.path.resolve()
         uri = f"{real.as_uri()}?mode=ro"
         wal, shm = (real.with_name(real.name + end) for end in ("-wal", "-shm"))
-        if _in_wal_mode(real) and not shm.exists() and not os.access(real.parent, os.W_OK):
+        if not shm.exists() and not os.access(real.parent, os.W_OK) and _in_wal_mode(real):
             if wal.exists() and wal.stat().st_size > 0:
                 raise StorageError(f"cannot open the database {self.path}: its latest events are in {wal.name}, "
                                    f"which cannot be read without {shm.name}, and the folder is read-only; copy "
@@ -734,7 +735,10 @@ def _kind(db: sqlite3.Connection) -> tuple[str, str]:
 
 
 def _in_wal_mode(path: Path) -> bool:
-    """Whether a SQLite file is in write-ahead mode, by its header (bytes 18 and 19 are 2 then)."""
+    """Whether a SQLite file is in write-ahead mode, by its header (bytes 18 and 19 are 2 then). Only for a file no
+    connection of this process holds in write-ahead mode (none has a ``-shm`` beside it): closing any handle on the file
+    lets go of every POSIX lock this process has on it, SQLite's too, and without the referee's lock the next program
+    to close the file took its journal away, and the referee wrote on through a copy no other program saw."""
     try:
         with open(path, "rb") as file:
             return file.read(20)[18:20] == b"\x02\x02"

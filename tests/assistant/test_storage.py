@@ -541,6 +541,28 @@ def test_a_database_replaced_while_open_is_not_written_over(tmp_path):
     assert [s.name for s in SqliteStore(path).sittings()] == ["Saturday"]
 
 
+def test_opening_the_database_again_keeps_its_lock_so_another_programs_import_is_not_written_over(tmp_path):
+    """A page's run opens the database again while the referee holds it. Reading its header with Python's open()
+    and close() let go of the referee's lock on the file (a POSIX lock goes with any close of the file in the
+    process): the next program to close it took the journal (``-wal``, ``-shm``) away, and the referee wrote on
+    through its own copy, unseen by others, over a sitting imported meanwhile ("imported 6 events", then 0)."""
+    path = tmp_path / "r.sqlite3"
+    referee = Referee.new(SqliteStore(path), "Friday")
+    referee.record(NewGame(PLAYERS))
+    SqliteStore(path).close()  # the page's next run
+    transcript = tmp_path / "saturday.jsonl"
+    transcript.write_text(referee.transcript())
+    root = Path(__file__).resolve().parents[2]
+    for command in (["sittings"], ["import", str(transcript), "--name", "Saturday"]):
+        subprocess.run([sys.executable, "-m", "assistant", *command, "--db", str(path)], cwd=root, check=True,
+                       capture_output=True, env={**os.environ, "PYTHONPATH": str(root)})
+    assert (tmp_path / "r.sqlite3-wal").exists() and (tmp_path / "r.sqlite3-shm").exists()
+    referee.store.sittings()
+    referee.record(Play("Alice", 1))
+    assert [(s.name, s.events) for s in referee.store.sittings()] == [("Friday", 2), ("Saturday", 1)]
+    assert [(s.name, s.events) for s in SqliteStore(path).sittings()] == [("Friday", 2), ("Saturday", 1)]
+
+
 def _open_at_once(path: str, go, results) -> None:
     go.wait()
     try:
