@@ -2879,6 +2879,13 @@ def main() -> None:
         if "locked" in str(error):
             st.info("Another program is using the database file: close it, then reload this page.")
             st.stop()
+        if "the disk is full" in str(error):
+            # the file is whole, and opens once there is room (SQLite makes its -shm beside it): another file, as
+            # the advice below has it, would open empty, as if the evening were lost
+            st.info("Free some disk space: this page opens the database again by itself once there is room, and "
+                    "nothing was lost.")
+            read_again_soon(lambda: open_store().close())
+            st.stop()
         st.info(f"The database is the file named by {DB_SETTING} (or referee.sqlite3 in the folder named by "
                 f"{DATA_SETTING}; without either, {default_db_path(ignore_settings=True)}). Point the setting at a "
                 "file in a folder you can write to, or remove it, and start the referee again with ./run.sh.")

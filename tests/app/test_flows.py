@@ -17,6 +17,7 @@ from streamlit.testing.v1 import AppTest
 from assistant import NewGame, Play, Rank, Winner
 from assistant.referee import Referee
 from assistant.rules import CountRule, Order, TableKind
+from assistant import storage
 from assistant.storage import OpenCall, SqliteStore
 
 from .conftest import add_players, click, deal, errors, open_app, refusals, reloaded, spoken, start_sitting, text
@@ -983,6 +984,31 @@ def test_a_database_that_cannot_be_opened_is_reported(tmp_path, monkeypatch):
     monkeypatch.setenv("CHEAT_REFEREE_CAMERA", "none")
     at = open_app()
     assert any("cannot open its database" in e and str(folder) in e for e in errors(at))
+
+
+def test_a_database_that_cannot_be_opened_on_a_full_disk_is_opened_again_once_there_is_room(db, monkeypatch):
+    """On a full disk SQLite cannot make the index it reads the journal through (``-shm``), so a referee started then
+    (or a page opened once every other had closed) cannot open its database. The page said to point the setting at
+    another file or remove it and start the referee again, which opens another, empty database: as if the evening
+    were lost. The file is whole: room made, the page opens it again by itself."""
+    deal(open_app(), "Sam", "Maya")
+    full = sqlite3.OperationalError("disk I/O error")
+
+    def probe(store):
+        raise full
+
+    monkeypatch.setattr(SqliteStore, "_probe", probe)
+    monkeypatch.setattr(storage, "_disk_full", lambda path: True)
+    at = open_app()
+    said = " ".join(errors(at) + [m.value for m in at.info] + [text(at)])
+    assert f"cannot open the database {db}: disk I/O error (the disk is full)" in said, said
+    assert "Free some disk space" in said and "nothing was lost" in said and "tries again every 2 seconds" in said
+    assert "remove it" not in said and "start the referee again" not in said
+    monkeypatch.undo()
+    monkeypatch.setenv("CHEAT_REFEREE_DB", str(db))
+    monkeypatch.setenv("CHEAT_REFEREE_CAMERA", "none")
+    at.run()  # the try every 2 s, which AppTest does not run by itself
+    assert not errors(at) and "Sam's turn" in text(at)
 
 
 def test_a_sitting_that_cannot_be_read_says_it_is_tried_again_and_is_shown_once_it_can(db):
