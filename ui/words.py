@@ -183,8 +183,9 @@ def sentence(text: str) -> str:
 
 
 def storage_problem(text: str) -> str:
-    """A database error as a sentence, with what the table can do about the ones it can do something about."""
-    if "database is locked" in text:
+    """A database error as a sentence, with what the table can do about the ones it can do something about, once: the
+    storage's own words for a lock ("another program is writing to it") were said twice, in two sentences."""
+    if "database is locked" in text and "another program is writing to it" not in text:
         return sentence(text) + " Another program is writing to it: close that program, then tap again."
     if "disk is full" in text:
         return sentence(text) + " Free some disk space, then tap again: nothing was lost."

@@ -17,6 +17,9 @@ def test_a_locked_or_full_database_says_what_to_do():
     locked = words.storage_problem("cannot write to the database /x.sqlite3: database is locked")
     assert locked.startswith("Cannot write to the database /x.sqlite3: database is locked.")
     assert "close that program, then tap again" in locked
+    said = words.storage_problem("cannot write to the database /x.sqlite3: database is locked (another program is "
+                                 "writing to it: try again when it is done)")  # as the storage says it
+    assert said.lower().count("another program is writing to it") == 1, said
     assert "Free some disk space" in words.storage_problem("cannot write to the database /x: database or disk is full")
     assert words.storage_problem("cannot open the database /x: it is a folder") == "Cannot open the database /x: it is a folder."
 
