@@ -837,11 +837,11 @@ def _spelt(value) -> str:
 
 
 def start_sitting(store: SqliteStore, name: str) -> None:
-    """Create a sitting and open its setup, or say why the database refused it."""
+    """Create a sitting and open its setup, or say why the database refused it (and what to do, as for a tap)."""
     try:
         info = store.create_sitting(name)
     except StorageError as error:
-        st.error(words.sentence(str(error)))
+        st.error(words.storage_problem(str(error)))
         return
     st.query_params["sitting"] = str(info.id)
     reset_session_ui()

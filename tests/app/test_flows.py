@@ -14,7 +14,7 @@ import streamlit
 from streamlit.elements.widgets.button import ButtonMixin
 from streamlit.testing.v1 import AppTest
 
-from assistant import NewGame, Play, Rank, Winner
+from assistant import NewGame, Play, Rank, StorageError, Winner
 from assistant.referee import Referee
 from assistant.rules import CountRule, Order, TableKind
 from assistant import storage
@@ -1009,6 +1009,17 @@ def test_a_database_that_cannot_be_opened_on_a_full_disk_is_opened_again_once_th
     monkeypatch.setenv("CHEAT_REFEREE_CAMERA", "none")
     at.run()  # the try every 2 s, which AppTest does not run by itself
     assert not errors(at) and "Sam's turn" in text(at)
+
+
+def test_a_sitting_not_started_for_a_full_disk_says_what_to_do(db, monkeypatch):
+    """Said as every other write the disk refuses is: with what to do, and that nothing was lost."""
+    def full(store, name, events=(), rows=()):
+        raise StorageError(f"cannot write to the database {store.path}: database or disk is full (the disk is full)")
+
+    monkeypatch.setattr(SqliteStore, "create_sitting", full)
+    at = open_app()
+    start_sitting(at, "Friday")
+    assert "Free some disk space, then tap again: nothing was lost." in " ".join(errors(at)), errors(at)
 
 
 def test_a_sitting_that_cannot_be_read_says_it_is_tried_again_and_is_shown_once_it_can(db):
