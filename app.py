@@ -1919,14 +1919,18 @@ def photo_read(data: bytes) -> tuple[camera.Reading, object] | None:
 
 def photo_put_in(call: OpenCall, reading: camera.Reading, claimed: int | None, digest: str) -> bool:
     """Put a sure photo reading of as many cards as claimed in as the cards revealed, once for each photo of a call,
-    and only where no card is in yet or what is in is the last photo's (never over cards the table tapped in); True
-    where it did. An unsure reading, or one of another number of cards, is offered, not put in: the table looks."""
+    and only where no card is in yet or what is in is what a photo of this call put in (never over cards the table
+    tapped in); True where it did. An unsure reading, or one of another number of cards, is offered, not put in: the
+    table looks."""
     token = (call_token(call), digest)
     put = st.session_state.get("_photo_put")
     if put is not None and put[0] == token:
         return False  # this photo's reading was put in (or not) for this call: a tap since then is the table's
+    # the cards an earlier photo of this call put in, still a photo's to replace after a photo that put nothing in
+    # (unsure, or read as the cards already in): a sure photo after a blurred one found the first photo's cards in,
+    # took them for the table's, and left them under its own reading
     last = put[1] if put is not None and put[0][0] == token[0] else ()
-    st.session_state["_photo_put"] = (token, ())
+    st.session_state["_photo_put"] = (token, last)
     if not (reading.sure and reading.ranks and len(reading.ranks) == claimed):
         return False
     if call.revealed not in ((), last) or call.revealed == reading.ranks:

@@ -144,3 +144,35 @@ def test_a_webp_upload_is_read_and_shown(db, monkeypatch, photo):
     at.file_uploader(key="upload").upload("flip.webp", webp.tobytes(), "image/webp").run()
     assert not at.exception and not errors(at), errors(at)
     assert f"Camera reads: {' '.join(r.value for r in reading.ranks)}" in text(at).replace("*", "")
+
+
+def read_as(monkeypatch, readings: dict[int, camera.Reading]) -> None:
+    """Photos read as ``readings`` says, by their width in pixels (:func:`plain`), without the reader: a sure photo, an
+    unsure one and another sure one, in whatever order a test hands them over."""
+    monkeypatch.setattr(camera, "load_reader", lambda: object())
+    monkeypatch.setattr(camera, "decode",
+                        lambda data: (cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR), ""))
+    monkeypatch.setattr(camera, "read_still", lambda image: (readings[image.shape[1]], image))
+
+
+def plain(width: int) -> bytes:
+    """A grey PNG ``width`` pixels wide: which reading it gets is up to :func:`read_as`."""
+    ok, data = cv2.imencode(".png", np.full((64, width, 3), 200, np.uint8))
+    assert ok
+    return data.tobytes()
+
+
+def test_a_sure_photo_replaces_the_cards_an_earlier_photo_put_in_even_after_an_unsure_one(db, monkeypatch):
+    """Kings photographed, then a blurred photo, then one of the queens really laid: the queens go in. The unsure
+    photo between them made the kings look like cards the table had tapped in, and they stayed, under a photo of
+    queens read without doubt."""
+    kings, queens = (Rank.KING, Rank.KING), (Rank.QUEEN, Rank.QUEEN)
+    read_as(monkeypatch, {64: camera.Reading(ranks=kings, sure=True), 65: camera.Reading(ranks=(Rank.KING,)),
+                          66: camera.Reading(ranks=queens, sure=True)})
+    at = called(db, monkeypatch, "upload", 2)
+    give(at, "upload", "kings.png", plain(64))
+    assert SqliteStore(db).open_call(1).revealed == kings
+    give(at, "upload", "blurred.png", plain(65))
+    give(at, "upload", "queens.png", plain(66))
+    assert SqliteStore(db).open_call(1).revealed == queens
+    assert "Revealed: Q Q" in text(at)
