@@ -1218,8 +1218,11 @@ def start_call(caller: str, log_len: int) -> None:
 
 
 def end_call() -> None:
-    """The call is over for this window (settled, cancelled, or overtaken): its camera stops reading it."""
+    """The call is over for this window (settled, cancelled, or overtaken): its camera stops reading it, and what its
+    photos put in is forgotten (:func:`photo_put_in`): a call made again by the same player on the same play is named
+    as this one was, and the same photo handed over again was taken for one already put in."""
     stop_reading(st.session_state.pop("call", None))
+    st.session_state.pop("_photo_put", None)
 
 
 def undo_in_call(call: OpenCall) -> None:

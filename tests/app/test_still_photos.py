@@ -176,3 +176,19 @@ def test_a_sure_photo_replaces_the_cards_an_earlier_photo_put_in_even_after_an_u
     give(at, "upload", "queens.png", plain(66))
     assert SqliteStore(db).open_call(1).revealed == queens
     assert "Revealed: Q Q" in text(at)
+
+
+def test_a_photo_put_in_again_in_a_new_call_after_a_cancel(db, monkeypatch):
+    """A call cancelled (an Undo too many) and made again: the same photo handed over again goes in as it did the
+    first time. It was taken for the first call's photo, already put in, and waited on a tap."""
+    kings = (Rank.KING, Rank.KING)
+    read_as(monkeypatch, {64: camera.Reading(ranks=kings, sure=True)})
+    at = called(db, monkeypatch, "upload", 2)
+    give(at, "upload", "kings.png", plain(64))
+    assert SqliteStore(db).open_call(1).revealed == kings
+    click(at, "cancel_call")
+    click(at, "cheat_Maya")
+    assert SqliteStore(db).open_call(1).revealed == ()
+    give(at, "upload", "kings.png", plain(64))
+    assert SqliteStore(db).open_call(1).revealed == kings
+    assert not any(b.key == "use_still" for b in at.button)
