@@ -2884,7 +2884,8 @@ def main() -> None:
     except StorageError as error:
         st.error(f"The referee cannot open its database: {error}")
         if "locked" in str(error):
-            st.info("Another program is using the database file: close it, then reload this page.")
+            # what to do, not again who has it: the storage's words above say that another program writes to it
+            st.info("Close that program, or wait until it is done, then reload this page.")
             st.stop()
         if "the disk is full" in str(error):
             # the file is whole, and opens once there is room (SQLite makes its -shm beside it): another file, as

@@ -986,6 +986,21 @@ def test_a_database_that_cannot_be_opened_is_reported(tmp_path, monkeypatch):
     assert any("cannot open its database" in e and str(folder) in e for e in errors(at))
 
 
+def test_a_database_locked_at_opening_says_once_that_another_program_has_it(db, monkeypatch):
+    """The storage's words name the other program ("another program is writing to it"); the page's advice under them
+    said so again, in a box of its own."""
+    deal(open_app(), "Sam", "Maya")
+
+    def probe(store):
+        raise sqlite3.OperationalError("database is locked")
+
+    monkeypatch.setattr(SqliteStore, "_probe", probe)
+    at = open_app()
+    said = " ".join(errors(at) + [m.value for m in at.info])
+    assert "database is locked" in said and "reload this page" in said, said
+    assert said.lower().count("another program") == 1, said
+
+
 def test_a_database_that_cannot_be_opened_on_a_full_disk_is_opened_again_once_there_is_room(db, monkeypatch):
     """On a full disk SQLite cannot make the index it reads the journal through (``-shm``), so a referee started then
     (or a page opened once every other had closed) cannot open its database. The page said to point the setting at
