@@ -82,6 +82,8 @@ button:focus-visible, [role="tab"]:focus-visible {outline: 3px solid #1f6feb !im
 /* Streamlit leaves 6rem above the page; 3rem clears its header's buttons, and the turn's buttons come up with it (on
    a laptop of 768 px the next player's play buttons were below the screen after a verdict) */
 [data-testid="stMainBlockContainer"] {padding-top: 3rem !important;}
+/* ... but a phone's header is 60 px high, and covered the top 12 px of the screens' bar */
+@media (max-width: 640px) {[data-testid="stMainBlockContainer"] {padding-top: 4rem !important;}}
 /* ... and the page's scripts above the screens' bar take no room (explain_lost_connection and the sidebar's fold):
    each one's empty container had its 16 px gap, 32 px of blank page over the bar */
 [data-testid="stElementContainer"]:has(> [data-testid="stHtml"] > script:only-child) {display: none;}
@@ -187,6 +189,9 @@ button:focus-visible, [role="tab"]:focus-visible {outline: 3px solid #1f6feb !im
 .cr-pile {font-size: 2.2rem; font-weight: 700;}
 .cr-last {font-size: 1.6rem;}
 .cr-novoice {display: none; font-size: 0.85rem; opacity: 0.75;}
+/* Streamlit's "Press Enter to submit form" lay over the name box's placeholder ("A name of up to 16 characters"), and
+   the Add player button beside the box says what Enter does. */
+.st-key-new_player [data-testid="InputInstructions"] {display: none;}
 /* A photo's reading, beside the photo's box: as high from the start as it will be with a picture, so that the
    buttons under it stay where they were when the reading comes (on a laptop: on a phone it comes under the box). */
 @media (min-width: 641px) {.st-key-still_seen {min-height: 8rem;}}
@@ -1966,7 +1971,7 @@ def reading_shown(where, reading: camera.Reading, annotated, claimed: int | None
     else:
         said.markdown(f"Camera is unsure. Best guess: **{esc(seen)}**")
     if put_in:
-        notes.append("put in below: check them, then apply the verdict")
+        notes.append("these are the cards revealed below: check them, then apply the verdict")
     for note in notes:
         said.caption(words.sentence(note))
     if reading.ranks and not put_in:

@@ -65,7 +65,7 @@ def test_a_sure_photo_of_the_claimed_count_is_put_in_and_applied_only_when_the_t
     give(at, source, "flip.jpg", jpeg)
     seen = " ".join(r.value for r in reading.ranks)
     assert f"Camera reads: {seen}" in text(at).replace("*", "") and f"Revealed: {seen}" in text(at)
-    assert "Put in below: check them, then apply the verdict." in text(at)
+    assert "These are the cards revealed below: check them, then apply the verdict." in text(at)
     assert at.get("image"), "the picture is shown with what the reader saw"
     assert not any(b.key == "use_still" for b in at.button), "nothing left to offer: the reading is in"
     assert stored_state(db).state.game.last_call is None, "a single picture is never applied on its own"
