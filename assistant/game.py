@@ -503,9 +503,11 @@ def _claimed_rank(game: Game, event: Play) -> Rank:
             raise IllegalAction(f"{who(event.player)} must say which rank is claimed: {shown}")
         return allowed[0]
     if event.rank not in allowed:
-        if len(allowed) == 1:
-            raise IllegalAction(f"the rank due is {allowed[0].value}, not {event.rank.value}")
         shown = " or ".join(r.value for r in allowed)
+        if event.rank is Rank.JOKER:  # wild: it stands for the rank claimed, and is never claimed itself
+            raise IllegalAction(f"a joker is never claimed: {who(event.player)} claims {shown}")
+        if len(allowed) == 1:
+            raise IllegalAction(f"{who(event.player)} must claim {shown} (the rank due), not {event.rank.value}")
         raise IllegalAction(f"{who(event.player)} may claim {shown}, not {event.rank.value}")
     return event.rank
 

@@ -147,7 +147,7 @@ def test_pass_out_of_turn_when_passing_is_on():
 
 
 def test_jokers_cannot_be_claimed():
-    assert_rejected(sitting(order=Order.UP_OR_DOWN), Play("Alice", 1, Rank.JOKER), "the rank due is A, not JOKER")
+    assert_rejected(sitting(order=Order.UP_OR_DOWN), Play("Alice", 1, Rank.JOKER), "a joker is never claimed: Alice claims A")
 
 
 def test_a_second_place_waiting_for_its_call_is_named_not_the_winner():

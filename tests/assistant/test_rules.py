@@ -133,7 +133,7 @@ def test_choice_orders_measure_the_new_pile_from_the_last_claim_after_a_call():
 def test_forced_order_accepts_the_rank_due_written_out_and_rejects_another():
     table = sitting()
     table.apply(Play("Alice", 1, R.ACE))
-    with pytest.raises(IllegalAction, match="the rank due is 2, not 7"):
+    with pytest.raises(IllegalAction, match=r"Ben must claim 2 \(the rank due\), not 7"):
         table.apply(Play("Ben", 1, R.SEVEN))
 
 
