@@ -1293,7 +1293,9 @@ def still_open(referee: Referee, call: OpenCall | None) -> bool:
 
 def reveal_edit(action: str, rank: str | None = None) -> bool:
     call = st.session_state.get("call")
-    if call is None:
+    if call is None:  # ended in this window since the page was drawn: a card tapped as the camera settled it
+        flash(REFUSED, "The call had ended when that tap came (the camera may have given the verdict), so it was not "
+                       "recorded: check the verdict on the screen, and Undo it if it is wrong.")
         return False
     revealed = list(call.revealed)
     if action == "add" and rank is not None:
@@ -1818,9 +1820,13 @@ def read_the_call(referee: Referee, caller: str) -> tuple[str, bool]:
     if claim is None:
         return "", False
     ok, why = camera.may_apply(reading, claim.count)
-    if not reading.ranks and not feed.frames_seen:
-        why = ("the camera has sent no picture yet: press START under it"
-               if st.session_state.get("camera_source") == "live" else "the camera has sent no picture yet")
+    # a camera stopped since its last picture (switched off and on in the sidebar, the browser's camera comes back
+    # stopped): "no card found in the picture yet" had the table wait for a camera that was off
+    silent = bool(feed.frames_seen) and time.monotonic() - feed.last_frame_at > camera.SILENT_AFTER
+    if not reading.ranks and (not feed.frames_seen or silent):
+        why = "the camera is sending no picture" if silent else "the camera has sent no picture yet"
+        if st.session_state.get("camera_source") == "live":
+            why += ": press START under it"
     if ok and call.revealed:
         # the table has started entering the cards by hand: it has taken over, the camera only advises
         ok, why = False, "the table is entering the cards"
@@ -1852,7 +1858,7 @@ def read_the_call(referee: Referee, caller: str) -> tuple[str, bool]:
             offer(call, reading.guess)
         return f"Camera is unsure ({esc(why)}). Best guess: <b>{esc(guessed)}</b>", True
     offer(call, (), "The camera has read no card yet: tap the cards in, or wait for its reading.")
-    return f"Camera reads: <b>nothing yet</b> ({esc(why)})", feed.frames_seen == 0
+    return f"Camera reads: <b>nothing yet</b> ({esc(why)})", feed.frames_seen == 0 or silent
 
 
 def offer(call: OpenCall | None, ranks: tuple[Rank, ...], why_not: str = "") -> None:

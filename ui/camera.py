@@ -15,6 +15,7 @@ import logging
 import os
 import threading
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -56,8 +57,8 @@ class Reading:
     note: str = ""  # why it is not sure, in words
     at: float = 0.0  # time.monotonic() when this reading was made
     seen_before: bool = False  # these very ranks lay in view when the call was made
-    #: where there are no ranks because the reader was unsure: its best guess from the last frame, None for a card it
-    #: could not read at all
+    #: where there are no ranks because the reader was unsure: its likeliest guess over the last unsure frames, None
+    #: for a card it could not read at all
     guess: tuple[Rank | None, ...] = ()
 
 
@@ -196,6 +197,8 @@ class LiveFeed:
     face_up: list[tuple[Rank, ...]] = field(default_factory=list)  # hands read sure since the view was last empty
     empty_since: float | None = None  # time.monotonic() of the first of the reads in a row with no card in view
     before: tuple[tuple[Rank, ...], ...] = ()  # the hands face up in view when the call was made
+    #: the reader's guesses over the last unsure frames of this call (at most WINDOW), for :func:`_likeliest`
+    guesses: list[tuple[Rank | None, ...]] = field(default_factory=list)
 
     def arm(self, call: Any = None) -> None:
         """Start a fresh reading for ``call`` (a token naming the call: the script arms again for another); a
@@ -216,6 +219,7 @@ class LiveFeed:
             self.stabiliser = reader.stabiliser() if reader is not None else None
             self.reading = Reading()
             self.frames_read = 0
+            self.guesses = []
         trace("arm", before=[[r.value for r in hand] for hand in self.before])
 
     def disarm(self, call: Any = None) -> None:
@@ -305,13 +309,16 @@ class LiveFeed:
                 steady = self.stabiliser.update(detections)
                 ranks = _ranks(steady.ranks)
                 note, guess = "", ()
-                if not ranks and detections.abstain:  # the guess apart from the note: the page offers it to use
+                if ranks:
+                    self.guesses = []  # read: what was guessed at is read now
+                    note = "" if steady.stable else "the reading is not steady yet"
+                elif detections.abstain:  # the guess apart from the note: the page offers it to use
                     note = _why(detections)
-                    guess = tuple(None if r is None else Rank.parse(getattr(r, "value", r)) for r in detections.rank)
-                elif not ranks:
+                    self.guesses = (self.guesses + [_guess(detections)])[-WINDOW:]
+                    guess = _likeliest(self.guesses, self.reading.guess)
+                else:
+                    self.guesses = []  # no card in view: what was guessed at is gone
                     note = "no card found in the picture yet"
-                elif not steady.stable:
-                    note = "the reading is not steady yet"
                 seen_before = bool(ranks) and _hand(ranks) in self.before
                 self.reading = Reading(ranks, bool(ranks), bool(steady.stable), self.frames_read, note, time.monotonic(),
                                        seen_before, guess)
@@ -323,6 +330,22 @@ class LiveFeed:
     def current(self) -> Reading:
         with self.lock:
             return self.reading
+
+
+def _guess(detections: Any) -> tuple[Rank | None, ...]:
+    """The reader's best guess at the cards of a frame it abstained on: None for a card it could not read at all."""
+    return tuple(None if r is None else Rank.parse(getattr(r, "value", r)) for r in detections.rank)
+
+
+def _likeliest(guesses: list[tuple[Rank | None, ...]], shown: tuple[Rank | None, ...]) -> tuple[Rank | None, ...]:
+    """The guess made most often over the last unsure frames; among equals the one ``shown`` already, else the latest.
+    The last frame's guess alone jumped between "7" and "K 7" twice a second under one pair of cards, and a tap on the
+    camera's button took whichever showed."""
+    counts = Counter(guesses)
+    most = max(counts.values())
+    if counts[shown] == most:
+        return shown
+    return next(guess for guess in reversed(guesses) if counts[guess] == most)
 
 
 def read_still(image_bgr: np.ndarray) -> tuple[Reading, np.ndarray]:

@@ -193,6 +193,23 @@ def scripted_reader(monkeypatch, ranks_per_frame: list):
     monkeypatch.setattr(camera, "_READER", camera.ReaderAdapter(module))
 
 
+def test_an_unsure_camera_guesses_what_it_guessed_most_not_what_the_last_frame_showed(monkeypatch):
+    """Under a king and a 7 the reader, unsure, guessed "7" and "K 7" by turns: the line's best guess jumped twice a
+    second, and a tap on the camera's button took whichever showed. The guess of most of the last frames stays."""
+    seven, king_seven = Unsure((Rank.SEVEN,)), Unsure((Rank.KING, Rank.SEVEN))
+    frames = [king_seven, seven, king_seven, seven, king_seven, seven, (), seven, king_seven, seven]
+    scripted_reader(monkeypatch, frames)
+    feed = camera.LiveFeed()
+    feed.arm("call 1")
+    guesses = []
+    for _ in frames:
+        feed.process(table())
+        guesses.append(feed.current().guess)
+    k7, s7 = (Rank.KING, Rank.SEVEN), (Rank.SEVEN,)
+    assert guesses[:6] == [k7] * 6, "the guess made most stays, and so does the one shown among equals"
+    assert guesses[6] == () and guesses[7:] == [s7, s7, s7], "an empty view forgets the guesses of the cards before"
+
+
 def test_cards_already_face_up_when_cheat_is_called_do_not_decide_the_call_alone(monkeypatch):
     """A four of a kind laid out, or a reveal not yet picked up, lies face up in view: read again after the call,
     it is not the called cards, and the table confirms instead of the camera deciding."""

@@ -151,6 +151,10 @@ class ScriptedCamera:
     def silent_for(self) -> float:
         return 0.0
 
+    @property
+    def last_frame_at(self) -> float:
+        return time.monotonic()  # a camera that sends its pictures
+
     def current(self) -> camera.Reading:
         return ScriptedCamera.reading
 
@@ -181,6 +185,18 @@ def test_a_sure_steady_reading_gives_the_verdict_alone(db, scripted_camera):
     at.run()
     verdict = stored_state(db).state.game.last_call
     assert verdict is not None and verdict.revealed == (Rank.ACE, Rank.NINE)
+
+
+def test_a_card_tapped_as_the_camera_settles_the_call_is_said_not_recorded(db, scripted_camera):
+    """The camera gave the verdict as a player tapped a 2 on the page that still showed the call: the tap was dropped
+    without a word, and the table did not know its card had not counted."""
+    at = deal(open_app(), "Sam", "Maya")
+    click(at, "play_2")
+    click(at, "cheat_Maya")
+    at.session_state["call"] = None  # what the camera's verdict leaves in this window, before the page is drawn again
+    click(at, "reveal_add_2")
+    assert any("The call had ended when that tap came" in said for said in refusals(at)), refusals(at)
+    assert stored_state(db).open_call() is None or stored_state(db).open_call().revealed == ()
 
 
 def test_once_the_table_enters_cards_by_hand_the_camera_only_advises(db, scripted_camera):
@@ -524,6 +540,29 @@ def test_a_call_says_when_the_camera_has_sent_no_picture(db, monkeypatch):
     FeedCamera.made[-1].feed.process(table())
     at.run()
     assert "no picture" not in text(at)
+
+
+def test_a_call_says_when_the_camera_has_stopped_sending_pictures(db, monkeypatch):
+    """The browser's camera switched off and on in the sidebar comes back stopped: the line said "no card found in the
+    picture yet", and the table waited for a camera that was off."""
+    monkeypatch.setenv("CHEAT_REFEREE_CAMERA", "server")
+    monkeypatch.setattr(camera, "ServerCamera", FeedCamera)
+    monkeypatch.setattr(FeedCamera, "made", [])
+    scripted_reader(monkeypatch, [()] * 3)
+    at = deal(open_app(), "Sam", "Maya")
+    click(at, "play_2")
+    click(at, "cheat_Maya")
+    feed = FeedCamera.made[-1].feed
+    feed.process(table())
+    at.run()
+    assert "no card found in the picture yet" in text(at)
+    feed.last_frame_at -= camera.SILENT_AFTER + 1  # no picture since
+    at.run()
+    assert "Camera reads: nothing yet (the camera is sending no picture)" in text(at)
+    assert camline_said(at) == "Camera reads: nothing yet (the camera is sending no picture)", "news to say once"
+    feed.process(table())
+    at.run()
+    assert "no card found in the picture yet" in text(at) and "sending no picture" not in text(at)
 
 
 def test_an_unsure_camera_offers_its_best_guess_for_the_table_to_apply_and_applies_nothing(db, monkeypatch):
