@@ -2824,10 +2824,17 @@ def explain_lost_connection() -> None:
   if (window.__cheatConnectionWords) return;
   window.__cheatConnectionWords = true;
   const words = {json.dumps(SERVER_GONE)};
-  const reword = () => document.querySelectorAll('[role="dialog"] div').forEach(d => {{
-    if (d.children.length === 0 && d.textContent.includes("server is not responding") && d.textContent !== words)
-      d.textContent = words;
-  }});
+  // two sentences: "Streamlit server is not responding. Are you connected to the internet?", and on a page opened as
+  // localhost (as the README has it) "Is Streamlit still running? ...", over "streamlit run yourscript.py" in a box
+  const said = t => t.includes("server is not responding") || t.includes("Is Streamlit still running");
+  const reword = () => {{
+    document.querySelectorAll('[role="dialog"] div').forEach(d => {{
+      if (d.children.length === 0 && said(d.textContent) && d.textContent !== words) d.textContent = words;
+    }});
+    document.querySelectorAll('[role="dialog"] pre, [role="dialog"] code').forEach(c => {{
+      if (c.textContent.includes("yourscript")) (c.closest('pre') || c).style.display = "none";
+    }});
+  }};
   new MutationObserver(reword).observe(document.body, {{childList: true, subtree: true}});
 }})();
 </script>""",

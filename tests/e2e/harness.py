@@ -1085,12 +1085,22 @@ def restarts(work: Path) -> dict:
     enabled = "() => { const b = document.querySelector('.st-key-play_1 button'); return !!b && !b.disabled; }"
     with checked(run, work, result):
         setup_two_players(run, None)
+        # a page opened as the README has it: Streamlit says something else there ("Is Streamlit still running?")
+        local = run.browser.new_page(viewport={"width": 1280, "height": 1000})
+        local.goto(f"http://localhost:{run.port}/")
+        local.locator(".cr-turn").first.wait_for(timeout=20_000)
         for player, after_ms in [("Sam", 0), ("Maya", 0), ("Sam", 300)]:
             run.crash()
             # while the server is down, the page says so in the app's words, not "Are you connected to the internet?"
             run.page.locator("[role='dialog']").first.wait_for(timeout=15_000)
             run.page.wait_for_timeout(300)
             result["while_down"] = run.page.locator("[role='dialog']").first.inner_text()
+            if local is not None:
+                local.locator("[role='dialog']").first.wait_for(timeout=15_000)
+                local.wait_for_timeout(300)
+                result["while_down_localhost"] = local.locator("[role='dialog']").first.inner_text()
+                local.close()
+                local = None
             run.serve()
             # a tap as soon as the buttons come back reaches the new session before its first run is over
             run.page.wait_for_function(enabled, timeout=30_000)
