@@ -2416,7 +2416,9 @@ def watch_other_tabs(referee: Referee, listed: tuple) -> None:
         try:
             sittings = referee.store.sittings()
         except StorageError:
-            return
+            # the file deleted or replaced, or unreadable: the page's own read says what is wrong, and tries again
+            # (a watching window stayed on the game, as if nothing had happened, until somebody tapped in it)
+            st.rerun(scope="app")
         stored = next((s.events for s in sittings if s.id == referee.sitting_id), None)
         on_the_game = st.session_state.get("screen") == "Game"  # where the open call is shown, and held
         if (stored != len(referee.sitting.log) or sittings_listed(sittings) != listed

@@ -1122,6 +1122,15 @@ def restarts(work: Path) -> dict:
         run.serve()
         result["after_restart"] = _turn_line_soon(run.page, "calls Cheat!", 30_000)
         result["revealed_after_restart"] = run.page.locator(".cr-last").first.text_content().strip()
+        # the database deleted under the open page, which only watches: it says so within its 2-second watch
+        for end in ("", "-wal", "-shm"):
+            Path(run.env["CHEAT_REFEREE_DB"] + end).unlink(missing_ok=True)
+        alerts = run.page.locator("[data-testid='stAlert']")
+        try:
+            alerts.filter(has_text="is not in the database").first.wait_for(timeout=8_000)
+        except Exception:
+            pass
+        result["after_delete"] = alerts.all_inner_texts()
     return result
 
 

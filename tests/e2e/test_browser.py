@@ -291,8 +291,9 @@ def test_a_double_tap_acts_once_and_the_reveal_shows_every_label_whole(tmp_path)
 
 def test_a_server_restart_under_an_open_page_is_explained_and_loses_no_tap(tmp_path):
     """While the server is down the page says where it runs and how to start it again (Streamlit's own dialog asks
-    whether the internet is connected, or, on localhost, to run "streamlit run yourscript.py"). A tap made as the page reconnects reaches a session whose first run has not
-    drawn the button: Streamlit drops its callback, and the play was lost with nothing said."""
+    whether the internet is connected, or, on localhost, to run "streamlit run yourscript.py"). A tap made as the page
+    reconnects reaches a session whose first run has not drawn the button: Streamlit drops its callback, and the play
+    was lost with nothing said."""
     result = harness(tmp_path, "restarts", timeout=200)
     assert "start it again with ./run.sh" in result["while_down"] and "internet" not in result["while_down"], result
     # opened as localhost (as the README has it), Streamlit's dialog asked "Is Streamlit still running?", over
@@ -300,6 +301,9 @@ def test_a_server_restart_under_an_open_page_is_explained_and_loses_no_tap(tmp_p
     local = result["while_down_localhost"]
     assert "start it again with ./run.sh" in local and "yourscript" not in local and "Is Streamlit" not in local, result
     assert [t["last"].split(" (")[0] for t in result["taps"]] == ["Sam: one ace", "Maya: one 2", "Sam: one 3"], result
+    # the database deleted under a page that only watches: it said nothing, and showed the game, until a tap
+    assert any("The sitting this page showed (number 1) is not in the database" in said
+               for said in result["after_delete"]), result["after_delete"]
     # an open call is kept in the database: a second window shows it without a tap, and a restart loses neither the
     # call nor the card tapped in
     assert result["second_window"] == "Maya calls Cheat! on Sam", result
