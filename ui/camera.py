@@ -312,11 +312,11 @@ class LiveFeed:
                 if ranks:
                     self.guesses = []  # read: what was guessed at is read now
                     note = "" if steady.stable else "the reading is not steady yet"
-                elif detections.abstain:  # the guess apart from the note: the page offers it to use
+                elif detections.abstain and len(detections):  # the guess apart from the note: the page offers it
                     note = _why(detections)
                     self.guesses = (self.guesses + [_guess(detections)])[-WINDOW:]
                     guess = _likeliest(self.guesses, self.reading.guess)
-                else:
+                else:  # the reader reports no card in view as unsure ("no card index found"), with no guess
                     self.guesses = []  # no card in view: what was guessed at is gone
                     note = "no card found in the picture yet"
                 seen_before = bool(ranks) and _hand(ranks) in self.before
@@ -340,12 +340,18 @@ def _guess(detections: Any) -> tuple[Rank | None, ...]:
 def _likeliest(guesses: list[tuple[Rank | None, ...]], shown: tuple[Rank | None, ...]) -> tuple[Rank | None, ...]:
     """The guess made most often over the last unsure frames; among equals the one ``shown`` already, else the latest.
     The last frame's guess alone jumped between "7" and "K 7" twice a second under one pair of cards, and a tap on the
-    camera's button took whichever showed."""
-    counts = Counter(guesses)
+    camera's button took whichever showed. The same cards count as one guess whatever order the reader lists them in
+    (top to bottom: two cards side by side came as "K 7" and "7 K" by turns)."""
+    counts = Counter(_cards(guess) for guess in guesses)
     most = max(counts.values())
-    if counts[shown] == most:
+    if shown and counts[_cards(shown)] == most:
         return shown
-    return next(guess for guess in reversed(guesses) if counts[guess] == most)
+    return next(guess for guess in reversed(guesses) if counts[_cards(guess)] == most)
+
+
+def _cards(guess: tuple[Rank | None, ...]) -> tuple[str, ...]:
+    """A guess as the cards it names, in one order ("?" for a card not read at all)."""
+    return tuple(sorted("?" if rank is None else rank.value for rank in guess))
 
 
 def read_still(image_bgr: np.ndarray) -> tuple[Reading, np.ndarray]:

@@ -370,3 +370,35 @@ def test_the_live_cameras_link_has_an_address_only_where_its_library_offers_one(
 
     monkeypatch.setattr(ice, "get_host_addresses", lambda use_ipv4=True, use_ipv6=True: list(addresses))
     assert camera.video_link_has_an_address() is has
+
+
+def test_a_view_emptied_after_an_unsure_guess_forgets_it_as_the_reader_reports_an_empty_view(monkeypatch):
+    """The reader reports a view with no card as unsure ("no card index found"), not as a sure reading of nothing:
+    the cards picked up after an unsure "7", the line still guessed 7 beside "no card found in the picture yet"."""
+    seven, empty = Unsure((Rank.SEVEN,)), Unsure(())  # the reader's empty view abstains (vision.reader merge)
+    frames = [seven] * 5 + [empty, seven]
+    scripted_reader(monkeypatch, frames)
+    feed = camera.LiveFeed()
+    feed.arm("call 1")
+    guesses = []
+    for _ in frames:
+        feed.process(table())
+        guesses.append(feed.current().guess)
+    assert guesses[4] == (Rank.SEVEN,)
+    assert guesses[5] == (), "no card in view: no guess at the cards picked up"
+    assert feed.current().note == "unsure of a card" and guesses[6] == (Rank.SEVEN,), "the guesses start again"
+
+
+def test_an_unsure_guess_is_counted_whatever_order_the_reader_lists_the_cards_in(monkeypatch):
+    """The reader lists cards top to bottom: a king and a 7 side by side came as "K 7" and "7 K" by turns, and the
+    vote split between them, so that a "7" guessed as often as both together showed."""
+    k7, seven_k, seven = Unsure((Rank.KING, Rank.SEVEN)), Unsure((Rank.SEVEN, Rank.KING)), Unsure((Rank.SEVEN,))
+    frames = [k7, seven, seven_k, seven, k7, seven_k]
+    scripted_reader(monkeypatch, frames)
+    feed = camera.LiveFeed()
+    feed.arm("call 1")
+    guesses = []
+    for _ in frames:
+        feed.process(table())
+        guesses.append(feed.current().guess)
+    assert guesses == [(Rank.KING, Rank.SEVEN)] * 6, "the same two cards, in the order shown first"
