@@ -1822,8 +1822,9 @@ def read_the_call(referee: Referee, caller: str) -> tuple[str, bool]:
     ok, why = camera.may_apply(reading, claim.count)
     # a camera stopped since its last picture (switched off and on in the sidebar, the browser's camera comes back
     # stopped): "no card found in the picture yet" had the table wait for a camera that was off
+    # (a reading left from before it stopped too: "the reading is not steady yet" waited for frames that never came)
     silent = bool(feed.frames_seen) and time.monotonic() - feed.last_frame_at > camera.SILENT_AFTER
-    if not reading.ranks and (not feed.frames_seen or silent):
+    if (not ok and silent) or (not reading.ranks and not feed.frames_seen):
         why = "the camera is sending no picture" if silent else "the camera has sent no picture yet"
         if st.session_state.get("camera_source") == "live":
             why += ": press START under it"

@@ -565,6 +565,29 @@ def test_a_call_says_when_the_camera_has_stopped_sending_pictures(db, monkeypatc
     assert "no card found in the picture yet" in text(at) and "sending no picture" not in text(at)
 
 
+def test_a_call_says_when_the_camera_stopped_while_reading_the_cards(db, monkeypatch):
+    """The camera stopped with a reading not yet steady (switched off in the sidebar as the cards were turned up):
+    the line went on saying "the reading is not steady yet", and the table waited for a camera that was off."""
+    monkeypatch.setenv("CHEAT_REFEREE_CAMERA", "server")
+    monkeypatch.setattr(camera, "ServerCamera", FeedCamera)
+    monkeypatch.setattr(FeedCamera, "made", [])
+    scripted_reader(monkeypatch, [(Rank.ACE, Rank.NINE)] * 2)
+    at = deal(open_app(), "Sam", "Maya")
+    click(at, "play_2")
+    click(at, "cheat_Maya")
+    feed = FeedCamera.made[-1].feed
+    feed.process(table())
+    at.run()
+    assert "(the reading is not steady yet)" in text(at)
+    feed.last_frame_at -= camera.SILENT_AFTER + 1  # no picture since
+    at.run()
+    assert "(the camera is sending no picture)" in text(at) and "not steady" not in text(at), text(at)
+    assert stored_state(db).state.game.last_call is None, "a reading left by a stopped camera decides nothing"
+    feed.process(table())
+    at.run()
+    assert "sending no picture" not in text(at)
+
+
 def test_an_unsure_camera_offers_its_best_guess_for_the_table_to_apply_and_applies_nothing(db, monkeypatch):
     """The reader abstained on two queens: "Camera reads: nothing yet" told the table to wait. The page says the camera
     is unsure and what it guesses, offers the guess as the cards tapped in, and only the table's Apply decides."""
