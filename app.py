@@ -1294,8 +1294,8 @@ def still_open(referee: Referee, call: OpenCall | None) -> bool:
 def reveal_edit(action: str, rank: str | None = None) -> bool:
     call = st.session_state.get("call")
     if call is None:  # ended in this window since the page was drawn: a card tapped as the camera settled it
-        flash(REFUSED, "The call had ended when that tap came (the camera may have given the verdict), so it was not "
-                       "recorded: check the verdict on the screen, and Undo it if it is wrong.")
+        flash(REFUSED, "The call had already ended (a verdict, the camera's or a tap's, or a cancel), so that was not "
+                       "recorded: the screen now shows the game as it stands.")
         return False
     revealed = list(call.revealed)
     if action == "add" and rank is not None:

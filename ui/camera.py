@@ -275,8 +275,8 @@ class LiveFeed:
         """Called for every camera frame: read it while armed, and draw what was read."""
         reader = load_reader()
         with self.lock:
-            self.frames_seen += 1
-            self.last_frame_at = time.monotonic()
+            self.last_frame_at = time.monotonic()  # first: the page reads the two without the lock, and a first
+            self.frames_seen += 1  # frame counted with no time yet was said to be no picture at all
             armed = self.armed and self.stabiliser is not None
             count = self.frames_seen
             generation = self.generation

@@ -195,7 +195,7 @@ def test_a_card_tapped_as_the_camera_settles_the_call_is_said_not_recorded(db, s
     click(at, "cheat_Maya")
     at.session_state["call"] = None  # what the camera's verdict leaves in this window, before the page is drawn again
     click(at, "reveal_add_2")
-    assert any("The call had ended when that tap came" in said for said in refusals(at)), refusals(at)
+    assert any("The call had already ended" in said and "not recorded" in said for said in refusals(at)), refusals(at)
     assert stored_state(db).open_call() is None or stored_state(db).open_call().revealed == ()
 
 
