@@ -1823,7 +1823,7 @@ def read_the_call(referee: Referee, caller: str) -> tuple[str, bool]:
     # a camera stopped since its last picture (switched off and on in the sidebar, the browser's camera comes back
     # stopped): "no card found in the picture yet" had the table wait for a camera that was off
     # (a reading left from before it stopped too: "the reading is not steady yet" waited for frames that never came)
-    silent = bool(feed.frames_seen) and time.monotonic() - feed.last_frame_at > camera.SILENT_AFTER
+    silent = feed.silent()
     if (not ok and silent) or (not reading.ranks and not feed.frames_seen):
         why = "the camera is sending no picture" if silent else "the camera has sent no picture yet"
         if st.session_state.get("camera_source") == "live":
@@ -1907,29 +1907,29 @@ def still_reading(source: str, call: OpenCall) -> None:
     if data is None:
         spot.caption("What the camera reads in the photo shows here.")
         return
-    read = photo_read(data)
+    digest, why, read = photo_read(data)
     if read is None:
-        spot.error(f"That file is not a picture the app can read: {st.session_state['_photo'][1]}. Take or upload a "
-                   "photo of the revealed cards, or tap them in below.")
+        spot.error(f"That file is not a picture the app can read: {why}. Take or upload a photo of the revealed cards, "
+                   "or tap them in below.")
         return
     reading, annotated = read
     claim = st.session_state["_referee"].state.game.last_play
     claimed = claim.count if claim is not None else None
-    if photo_put_in(call, reading, claimed, st.session_state["_photo"][0]):
+    if photo_put_in(call, reading, claimed, digest):
         st.rerun()  # the page drawn again with the cards in, and the verdict they make above Apply
     reading_shown(spot, reading, annotated, claimed, put_in=call.revealed == reading.ranks)
 
 
-def photo_read(data: bytes) -> tuple[camera.Reading, object] | None:
-    """The reading of a photo and the picture drawn with it, or None where the file is no picture (why, in
-    ``_photo``): read once a photo, not again at every tap while the call is open (a photo's read took 30 to 60 ms)."""
+def photo_read(data: bytes) -> tuple[str, str, tuple[camera.Reading, object] | None]:
+    """A photo's digest, and its reading with the picture drawn with it, or None and why where the file is no picture:
+    read once a photo, not again at every tap while the call is open (a photo's read took 30 to 60 ms)."""
     digest = hashlib.sha256(data).hexdigest()
     kept = st.session_state.get("_photo")
     if kept is None or kept[0] != digest:
         image, why = camera.decode(data)
         kept = (digest, why, None if image is None else camera.read_still(image))
         st.session_state["_photo"] = kept
-    return kept[2]
+    return kept
 
 
 def photo_put_in(call: OpenCall, reading: camera.Reading, claimed: int | None, digest: str) -> bool:

@@ -331,6 +331,11 @@ class LiveFeed:
         with self.lock:
             return self.reading
 
+    def silent(self) -> bool:
+        """Whether pictures came and then stopped for SILENT_AFTER seconds: a camera stopped since (the browser's,
+        switched off and on in the sidebar, comes back stopped). Read without the lock: see :meth:`process`."""
+        return bool(self.frames_seen) and time.monotonic() - self.last_frame_at > SILENT_AFTER
+
 
 def _guess(detections: Any) -> tuple[Rank | None, ...]:
     """The reader's best guess at the cards of a frame it abstained on: None for a card it could not read at all."""

@@ -193,11 +193,9 @@ def scripted_reader(monkeypatch, ranks_per_frame: list):
     monkeypatch.setattr(camera, "_READER", camera.ReaderAdapter(module))
 
 
-def test_an_unsure_camera_guesses_what_it_guessed_most_not_what_the_last_frame_showed(monkeypatch):
-    """Under a king and a 7 the reader, unsure, guessed "7" and "K 7" by turns: the line's best guess jumped twice a
-    second, and a tap on the camera's button took whichever showed. The guess of most of the last frames stays."""
-    seven, king_seven = Unsure((Rank.SEVEN,)), Unsure((Rank.KING, Rank.SEVEN))
-    frames = [king_seven, seven, king_seven, seven, king_seven, seven, (), seven, king_seven, seven]
+def guessed(monkeypatch, frames: list) -> tuple[camera.LiveFeed, list]:
+    """A feed armed for a call and handed one frame for each of ``frames`` (what the scripted reader reads there): the
+    feed, and the best guess its reading offered after each frame."""
     scripted_reader(monkeypatch, frames)
     feed = camera.LiveFeed()
     feed.arm("call 1")
@@ -205,6 +203,15 @@ def test_an_unsure_camera_guesses_what_it_guessed_most_not_what_the_last_frame_s
     for _ in frames:
         feed.process(table())
         guesses.append(feed.current().guess)
+    return feed, guesses
+
+
+def test_an_unsure_camera_guesses_what_it_guessed_most_not_what_the_last_frame_showed(monkeypatch):
+    """Under a king and a 7 the reader, unsure, guessed "7" and "K 7" by turns: the line's best guess jumped twice a
+    second, and a tap on the camera's button took whichever showed. The guess of most of the last frames stays."""
+    seven, king_seven = Unsure((Rank.SEVEN,)), Unsure((Rank.KING, Rank.SEVEN))
+    frames = [king_seven, seven, king_seven, seven, king_seven, seven, (), seven, king_seven, seven]
+    _, guesses = guessed(monkeypatch, frames)
     k7, s7 = (Rank.KING, Rank.SEVEN), (Rank.SEVEN,)
     assert guesses[:6] == [k7] * 6, "the guess made most stays, and so does the one shown among equals"
     assert guesses[6] == () and guesses[7:] == [s7, s7, s7], "an empty view forgets the guesses of the cards before"
@@ -377,13 +384,7 @@ def test_a_view_emptied_after_an_unsure_guess_forgets_it_as_the_reader_reports_a
     the cards picked up after an unsure "7", the line still guessed 7 beside "no card found in the picture yet"."""
     seven, empty = Unsure((Rank.SEVEN,)), Unsure(())  # the reader's empty view abstains (vision.reader merge)
     frames = [seven] * 5 + [empty, seven]
-    scripted_reader(monkeypatch, frames)
-    feed = camera.LiveFeed()
-    feed.arm("call 1")
-    guesses = []
-    for _ in frames:
-        feed.process(table())
-        guesses.append(feed.current().guess)
+    feed, guesses = guessed(monkeypatch, frames)
     assert guesses[4] == (Rank.SEVEN,)
     assert guesses[5] == (), "no card in view: no guess at the cards picked up"
     assert feed.current().note == "unsure of a card" and guesses[6] == (Rank.SEVEN,), "the guesses start again"
@@ -394,11 +395,5 @@ def test_an_unsure_guess_is_counted_whatever_order_the_reader_lists_the_cards_in
     vote split between them, so that a "7" guessed as often as both together showed."""
     k7, seven_k, seven = Unsure((Rank.KING, Rank.SEVEN)), Unsure((Rank.SEVEN, Rank.KING)), Unsure((Rank.SEVEN,))
     frames = [k7, seven, seven_k, seven, k7, seven_k]
-    scripted_reader(monkeypatch, frames)
-    feed = camera.LiveFeed()
-    feed.arm("call 1")
-    guesses = []
-    for _ in frames:
-        feed.process(table())
-        guesses.append(feed.current().guess)
+    _, guesses = guessed(monkeypatch, frames)
     assert guesses == [(Rank.KING, Rank.SEVEN)] * 6, "the same two cards, in the order shown first"

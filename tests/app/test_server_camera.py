@@ -151,9 +151,8 @@ class ScriptedCamera:
     def silent_for(self) -> float:
         return 0.0
 
-    @property
-    def last_frame_at(self) -> float:
-        return time.monotonic()  # a camera that sends its pictures
+    def silent(self) -> bool:
+        return False  # a camera that sends its pictures
 
     def current(self) -> camera.Reading:
         return ScriptedCamera.reading
@@ -257,6 +256,19 @@ class FeedCamera:
         pass
 
 
+def called_beside_a_feed_camera(monkeypatch, frames: list):
+    """Sam's two aces called by Maya, the camera on the server a :class:`FeedCamera` whose reader reads ``frames``
+    (``scripted_reader``): the page, and the camera's feed, which the test hands its frames."""
+    monkeypatch.setenv("CHEAT_REFEREE_CAMERA", "server")
+    monkeypatch.setattr(camera, "ServerCamera", FeedCamera)
+    monkeypatch.setattr(FeedCamera, "made", [])
+    scripted_reader(monkeypatch, frames)
+    at = deal(open_app(), "Sam", "Maya")
+    click(at, "play_2")  # Sam: two aces
+    click(at, "cheat_Maya")
+    return at, FeedCamera.made[-1].feed
+
+
 def _calls(db) -> list[Call]:
     return [e for e in stored_state(db).sitting.log if isinstance(e, Call)]
 
@@ -264,14 +276,7 @@ def _calls(db) -> list[Call]:
 def test_a_reading_of_one_call_never_decides_a_later_one(db, monkeypatch):
     """The camera read the first call's ace and nine; the second call is made with the camera switched off, and
     the camera switched back on during it: the first call's reading must not decide the second."""
-    monkeypatch.setenv("CHEAT_REFEREE_CAMERA", "server")
-    monkeypatch.setattr(camera, "ServerCamera", FeedCamera)
-    monkeypatch.setattr(FeedCamera, "made", [])
-    scripted_reader(monkeypatch, [(Rank.ACE, Rank.NINE)] * camera.WINDOW)
-    at = deal(open_app(), "Sam", "Maya")
-    click(at, "play_2")  # Sam: two aces
-    click(at, "cheat_Maya")
-    feed = FeedCamera.made[-1].feed
+    at, feed = called_beside_a_feed_camera(monkeypatch, [(Rank.ACE, Rank.NINE)] * camera.WINDOW)
     for _ in range(camera.WINDOW):
         feed.process(table())
     at.run()
@@ -529,15 +534,9 @@ def test_a_camera_stream_by_its_address_is_read_as_a_camera(cards_video, monkeyp
 def test_a_call_says_when_the_camera_has_sent_no_picture(db, monkeypatch):
     """A camera never started (the browser's START not pressed) or giving nothing: "waiting for the cards" would
     send the table looking at the cards, not at the camera."""
-    monkeypatch.setenv("CHEAT_REFEREE_CAMERA", "server")
-    monkeypatch.setattr(camera, "ServerCamera", FeedCamera)
-    monkeypatch.setattr(FeedCamera, "made", [])
-    scripted_reader(monkeypatch, [(Rank.ACE, Rank.NINE)])
-    at = deal(open_app(), "Sam", "Maya")
-    click(at, "play_2")
-    click(at, "cheat_Maya")
+    at, feed = called_beside_a_feed_camera(monkeypatch, [(Rank.ACE, Rank.NINE)])
     assert "Camera reads: nothing yet (the camera has sent no picture yet)" in text(at)
-    FeedCamera.made[-1].feed.process(table())
+    feed.process(table())
     at.run()
     assert "no picture" not in text(at)
 
@@ -545,14 +544,7 @@ def test_a_call_says_when_the_camera_has_sent_no_picture(db, monkeypatch):
 def test_a_call_says_when_the_camera_has_stopped_sending_pictures(db, monkeypatch):
     """The browser's camera switched off and on in the sidebar comes back stopped: the line said "no card found in the
     picture yet", and the table waited for a camera that was off."""
-    monkeypatch.setenv("CHEAT_REFEREE_CAMERA", "server")
-    monkeypatch.setattr(camera, "ServerCamera", FeedCamera)
-    monkeypatch.setattr(FeedCamera, "made", [])
-    scripted_reader(monkeypatch, [()] * 3)
-    at = deal(open_app(), "Sam", "Maya")
-    click(at, "play_2")
-    click(at, "cheat_Maya")
-    feed = FeedCamera.made[-1].feed
+    at, feed = called_beside_a_feed_camera(monkeypatch, [()] * 3)
     feed.process(table())
     at.run()
     assert "no card found in the picture yet" in text(at)
@@ -568,14 +560,7 @@ def test_a_call_says_when_the_camera_has_stopped_sending_pictures(db, monkeypatc
 def test_a_call_says_when_the_camera_stopped_while_reading_the_cards(db, monkeypatch):
     """The camera stopped with a reading not yet steady (switched off in the sidebar as the cards were turned up):
     the line went on saying "the reading is not steady yet", and the table waited for a camera that was off."""
-    monkeypatch.setenv("CHEAT_REFEREE_CAMERA", "server")
-    monkeypatch.setattr(camera, "ServerCamera", FeedCamera)
-    monkeypatch.setattr(FeedCamera, "made", [])
-    scripted_reader(monkeypatch, [(Rank.ACE, Rank.NINE)] * 2)
-    at = deal(open_app(), "Sam", "Maya")
-    click(at, "play_2")
-    click(at, "cheat_Maya")
-    feed = FeedCamera.made[-1].feed
+    at, feed = called_beside_a_feed_camera(monkeypatch, [(Rank.ACE, Rank.NINE)] * 2)
     feed.process(table())
     at.run()
     assert "(the reading is not steady yet)" in text(at)
@@ -593,13 +578,7 @@ def test_an_unsure_camera_offers_its_best_guess_for_the_table_to_apply_and_appli
     is unsure and what it guesses, offers the guess as the cards tapped in, and only the table's Apply decides."""
     from .test_camera import Unsure
 
-    monkeypatch.setenv("CHEAT_REFEREE_CAMERA", "server")
-    monkeypatch.setattr(camera, "ServerCamera", FeedCamera)
-    monkeypatch.setattr(FeedCamera, "made", [])
-    scripted_reader(monkeypatch, [Unsure((Rank.QUEEN, Rank.QUEEN))] * 8)
-    at = deal(open_app(), "Sam", "Maya")
-    click(at, "play_2")
-    click(at, "cheat_Maya")
+    at, _ = called_beside_a_feed_camera(monkeypatch, [Unsure((Rank.QUEEN, Rank.QUEEN))] * 8)
     click(at, "use_reading")  # there from the call's first moment, so that nothing moves when a reading comes
     assert "The camera has read no card yet" in " ".join(t.value for t in at.toast) and "Revealed: none yet" in text(at)
     for _ in range(camera.WINDOW):
@@ -619,15 +598,9 @@ def test_the_camera_button_puts_in_what_its_line_showed_and_never_a_guess_missin
     line said "Q Q" of three cards, and Apply offered a verdict on two): it is shown with a "?" and not put in."""
     from .test_camera import Unsure
 
-    monkeypatch.setenv("CHEAT_REFEREE_CAMERA", "server")
-    monkeypatch.setattr(camera, "ServerCamera", FeedCamera)
-    monkeypatch.setattr(FeedCamera, "made", [])
-    scripted_reader(monkeypatch, [Unsure((Rank.QUEEN, Rank.QUEEN))] * 3 + [Unsure((Rank.QUEEN, Rank.EIGHT))]
-                    + [Unsure((Rank.QUEEN, None, Rank.QUEEN))] * 3)
-    at = deal(open_app(), "Sam", "Maya")
-    click(at, "play_2")
-    click(at, "cheat_Maya")
-    feed = FeedCamera.made[-1].feed
+    frames = ([Unsure((Rank.QUEEN, Rank.QUEEN))] * 3 + [Unsure((Rank.QUEEN, Rank.EIGHT))]
+              + [Unsure((Rank.QUEEN, None, Rank.QUEEN))] * 3)
+    at, feed = called_beside_a_feed_camera(monkeypatch, frames)
     for _ in range(3):
         feed.process(table())
     at.run()
@@ -663,15 +636,8 @@ def test_the_camera_line_gives_a_screen_reader_its_news_and_not_the_wait_for_the
     not "no card found in the picture yet", which every call begins with while the cards are still face down."""
     from .test_camera import Unsure
 
-    monkeypatch.setenv("CHEAT_REFEREE_CAMERA", "server")
-    monkeypatch.setattr(camera, "ServerCamera", FeedCamera)
-    monkeypatch.setattr(FeedCamera, "made", [])
-    scripted_reader(monkeypatch, [()] * 3 + [Unsure((Rank.QUEEN, Rank.QUEEN))] * camera.WINDOW)
-    at = deal(open_app(), "Sam", "Maya")
-    click(at, "play_2")
-    click(at, "cheat_Maya")
+    at, feed = called_beside_a_feed_camera(monkeypatch, [()] * 3 + [Unsure((Rank.QUEEN, Rank.QUEEN))] * camera.WINDOW)
     assert camline_said(at) == "Camera reads: nothing yet (the camera has sent no picture yet)"
-    feed = FeedCamera.made[-1].feed
     for _ in range(3):
         feed.process(table())
     at.run()
