@@ -730,9 +730,10 @@ def current_sitting(store: SqliteStore):
 def sitting_names(sittings) -> dict[int, str]:
     """Each sitting as the sidebar lists it: its name and day; where another of that name began the same day (two
     "Tonight (2026-12-06)" could not be told apart), its number and the time it began too."""
-    day = {s.id: f"{s.name} ({s.created[:10]})" for s in sittings}
+    began = {s.id: words.local_moment(s.created) for s in sittings}
+    day = {s.id: f"{s.name} ({began[s.id][0]})" for s in sittings}
     same = Counter(day.values())
-    return {s.id: day[s.id] if same[day[s.id]] == 1 else f"{s.name} (no. {s.id}, {s.created[:10]} {s.created[11:16]})"
+    return {s.id: day[s.id] if same[day[s.id]] == 1 else f"{s.name} (no. {s.id}, {' '.join(began[s.id]).rstrip()})"
             for s in sittings}
 
 
@@ -2955,7 +2956,7 @@ def main() -> None:
     say_what_another_window_did(referee, sitting_key)
     st.session_state["_referee"] = referee
     st.session_state["_sitting_key"] = sitting_key
-    st.session_state["_sitting_named"] = (chosen.name, chosen.created[:10])  # for the downloads' file names
+    st.session_state["_sitting_named"] = (chosen.name, words.local_moment(chosen.created)[0])  # the downloads' names
     show_flashes()
     state = referee.state
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import re
 import unicodedata
+from datetime import datetime, timezone
 from typing import Collection, Iterable
 
 from assistant import Call, Claim, FourOfAKind, NewGame, NoCall, Pass, Play, Rank, Winner
@@ -224,6 +225,20 @@ def name_html(name: str, after: str = "") -> str:
     words = [html.escape(word, quote=False) for word in name.split(" ")]  # text, not an attribute: "'s" as typed
     words[-1] += html.escape(after, quote=False)
     return " ".join(f"<span class='cr-nb'>{word}</span>" for word in words)
+
+
+def local_moment(created: str) -> tuple[str, str]:
+    """The day and the time (HH:MM) a sitting began, on this machine's clock. The database keeps UTC, one order for
+    every machine; shown as such, a sitting begun on a Friday evening in New York was listed and saved as Saturday's.
+    A time without a zone is read as UTC, as the database writes it; one that cannot be read is shown as written."""
+    try:
+        moment = datetime.fromisoformat(created)
+    except ValueError:
+        return created, ""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    local = moment.astimezone()
+    return local.strftime("%Y-%m-%d"), local.strftime("%H:%M")
 
 
 def file_name(sitting: str, day: str, what: str) -> str:

@@ -19,6 +19,7 @@ from assistant.referee import Referee
 from assistant.rules import CountRule, Order, TableKind
 from assistant import storage
 from assistant.storage import OpenCall, SqliteStore
+from ui import words
 
 from .conftest import add_players, click, deal, errors, open_app, refusals, reloaded, spoken, start_sitting, text
 
@@ -604,7 +605,7 @@ def test_the_downloads_are_named_after_the_sitting_and_its_day(db, monkeypatch):
     click(at, "reveal_add_A")
     click(at, "apply_verdict")
     at.segmented_control[0].set_value("Match table").run()
-    day = SqliteStore(db).sittings()[-1].created[:10]
+    day = words.local_moment(SqliteStore(db).sittings()[-1].created)[0]
     assert set(named) == {f"Friday- Maya's {day} match table.csv", f"Friday- Maya's {day} game log.jsonl",
                           f"Friday- Maya's {day} calls.csv"}
 

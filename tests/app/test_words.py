@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from assistant import Call, NewGame, Pass, Play, Rank, Undo, Winner
 from assistant.game import Claim
 from assistant.seen import SeenCards
@@ -111,3 +113,17 @@ def test_a_download_is_named_after_its_sitting_and_day_in_characters_every_syste
     assert words.file_name('Zoë: "finals" 1/2', "2026-12-07", "game log.jsonl") == \
         "Zoë- -finals- 1-2 2026-12-07 game log.jsonl"
     assert words.file_name(".. Tonight  *", "2026-12-07", "match table.csv") == "Tonight - 2026-12-07 match table.csv"
+
+
+def test_a_sitting_began_on_this_machines_day_and_time_not_utcs(monkeypatch):
+    """The database keeps UTC: a sitting begun at 21:30 on a Friday in New York (02:30 UTC on Saturday) was listed in
+    the sidebar and saved in the downloads' names as Saturday's."""
+    monkeypatch.setenv("TZ", "EST5")  # a POSIX zone: UTC-5, with no zone files needed
+    time.tzset()
+    try:
+        assert words.local_moment("2026-12-05T02:30:00.000000+00:00") == ("2026-12-04", "21:30")
+        assert words.local_moment("2026-12-05 02:30:00") == ("2026-12-04", "21:30")  # no zone: UTC, as it is written
+        assert words.local_moment("not a time at all") == ("not a time at all", "")  # shown as written
+    finally:
+        monkeypatch.undo()
+        time.tzset()
