@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import gc
 import json
-import math
 from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Iterator, Sequence, TextIO
 
+from . import strict_json
 from .calls import CallRecord, CallTally
 from .errors import BadEvent, CheatError, IllegalAction
 from .events import Event, Undo, from_dict, to_dict
@@ -148,10 +148,10 @@ def read_transcript(lines: Iterable[str | bytes]) -> Iterator[tuple[int, Event]]
         if not text.strip():
             continue
         try:
-            raw = _DECODER.decode(text)
-        except _NotJson as error:
+            raw = strict_json.decode(text)
+        except strict_json.NotJson as error:
             raise TranscriptError(number, f"not valid JSON ({error})") from None
-        except (_TooLong, _Twice) as error:
+        except (strict_json.TooLong, strict_json.Twice) as error:
             raise TranscriptError(number, str(error)) from None
         except json.JSONDecodeError as error:
             raise TranscriptError(number, f"not valid JSON at column {error.colno}: {_json_fault(error)}"
@@ -162,55 +162,6 @@ def read_transcript(lines: Iterable[str | bytes]) -> Iterator[tuple[int, Event]]
             yield number, from_dict(raw)
         except BadEvent as error:
             raise TranscriptError(number, str(error)) from None
-
-
-class _NotJson(ValueError):
-    pass
-
-
-class _TooLong(ValueError):
-    pass
-
-
-class _Twice(ValueError):
-    pass
-
-
-def _fields(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """An object's fields, each given once: ``{"event": "play", ..., "event": "undo"}`` was read as its last, an
-    undo, where the line may mean either; the referee does not guess."""
-    fields = dict(pairs)
-    if len(fields) != len(pairs):
-        twice = next(name for k, (name, _) in enumerate(pairs) if any(name == other for other, _ in pairs[k + 1:]))
-        raise _Twice(f"the field {json.dumps(twice)} is given twice")
-    return fields
-
-
-def _not_json(word: str) -> None:
-    """NaN, Infinity and -Infinity, which Python's json module reads and JSON does not have."""
-    raise _NotJson(f"{word} is not a JSON number")
-
-
-#: More digits than any count or field of an event can need; Python refuses to convert past 4,300.
-MAX_DIGITS = 100
-
-
-def _whole_number(digits: str) -> int:
-    if len(digits.lstrip("-")) > MAX_DIGITS:
-        raise _TooLong(f"a number of {len(digits.lstrip('-')):,} digits, too long for any field of an event")
-    return int(digits)
-
-
-def _finite(digits: str) -> float:
-    value = float(digits)
-    if not math.isfinite(value):  # 1e999: Python reads it as inf, and would name it Infinity, which the file never says
-        raise _TooLong(f"the number {digits[:20]} is too large for any field of an event")
-    return value
-
-
-#: One decoder for every line (``json.loads`` with options builds a new one each call: a fifth of a replay's time).
-_DECODER = json.JSONDecoder(parse_constant=_not_json, parse_int=_whole_number, parse_float=_finite,
-                            object_pairs_hook=_fields)
 
 
 #: Python's words for what is wrong with a line of JSON, as a player who edited a transcript by hand reads them.

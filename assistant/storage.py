@@ -19,6 +19,7 @@ from pathlib import Path
 from types import EllipsisType
 from typing import Protocol, Sequence
 
+from . import strict_json
 from .cards import Rank
 from .errors import BadEvent, StorageError
 from .events import Event, from_dict, to_dict
@@ -489,7 +490,7 @@ class SqliteStore:
             if seq != expected:
                 raise StorageError(f"sitting {sitting_id} in {self.path} is missing event {expected}")
             try:
-                events.append(from_dict(json.loads(bytes(body).decode("utf-8"))))
+                events.append(from_dict(strict_json.decode(bytes(body).decode("utf-8"))))
             except RecursionError:
                 raise self._damaged(sitting_id, seq, "nested too deeply") from None
             except (ValueError, TypeError, BadEvent) as error:  # JSON, UTF-8 and over-long numbers are ValueErrors

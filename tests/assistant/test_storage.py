@@ -194,6 +194,25 @@ def test_a_damaged_event_row_is_reported_by_sitting_and_number(tmp_path, body):
         Referee(SqliteStore(path), referee.sitting_id)
 
 
+@pytest.mark.parametrize(("body", "why"), [
+    ("""'{"event": "play", "player": "Alice", "count": 1, "count": 4}'""", 'the field "count" is given twice'),
+    ("""'{"event": "play", "player": "Alice", "count": NaN}'""", "NaN is not a JSON number"),
+])
+def test_a_stored_event_is_read_as_strictly_as_a_transcript_line(tmp_path, body, why):
+    """A row edited by hand that gives a field twice was read as its last (a play of 4 here), where a transcript
+    line saying the same is refused: the referee does not guess which was meant, in a file or in its database."""
+    path = tmp_path / "r.sqlite3"
+    referee = Referee.new(SqliteStore(path), "Friday")
+    referee.record(NewGame(PLAYERS))
+    referee.record(Play("Alice", 1))
+    db = sqlite3.connect(path)
+    db.execute(f"UPDATE events SET body = {body} WHERE seq = 1")
+    db.commit()
+    db.close()
+    with pytest.raises(StorageError, match=f"event 1 of sitting 1 .* is damaged: {why}"):
+        Referee(SqliteStore(path), referee.sitting_id)
+
+
 def test_a_stored_event_the_rules_refuse_is_named_by_its_number(tmp_path):
     path = tmp_path / "r.sqlite3"
     referee = Referee.new(SqliteStore(path), "Friday")
