@@ -610,7 +610,7 @@ def nothing_to_call(game: Game | None) -> str | None:
     # another play
     if game.last_call is not None and game.last_call.claim is game.last_play:
         return f"{player}'s play has been called already"
-    return f"{player}'s play was not called before the game moved on: it can no longer be called"
+    return f"{player}'s play stands uncalled: it can no longer be called"  # let stand by a no call or a pass
 
 
 def check_caller(game: Game | None, caller: str) -> None:

@@ -1,7 +1,7 @@
 """The whole tree read by a checker, ruff with pyflakes' rules: what no test may reach.
 
 A rename left ``who = who(...)`` in one function of the rules core, where Python then took ``who`` for a local name
-in all of it: three of its messages ("the game is over", "called already", "not called before the game moved on")
+in all of it: three of its messages ("the game is over", "called already", "stands uncalled")
 raised UnboundLocalError, and ``replay`` and ``import`` ended in a traceback. The checker names such a line (F823) before
 any game reaches it; it also names undefined and unused names."""
 

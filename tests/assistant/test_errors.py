@@ -67,7 +67,7 @@ def test_a_call_with_no_play_to_call_says_which_moment_it_is():
     table = sitting(("Alice", "Ben", "Cara"), Play("Alice", 1), call("Ben", "A"))
     assert_rejected(table, call("Cara", "A"), "Alice's play has been called already")
     table = sitting(("Alice", "Ben", "Cara"), Play("Alice", 1), NoCall())
-    assert_rejected(table, call("Cara", "A"), "Alice's play was not called before the game moved on")
+    assert_rejected(table, call("Cara", "A"), "Alice's play stands uncalled: it can no longer be called")
     table.apply(Winner("Ben"))
     assert_rejected(table, call("Cara", "A"), "the game is over: Ben won")
 

@@ -202,7 +202,7 @@ def test_a_pass_settles_the_last_play_like_a_play():
     table.apply(Play("Alice", 1))
     table.apply(Pass("Ben"))
     assert not table.state.game.awaiting_call
-    with pytest.raises(IllegalAction, match="Alice's play was not called before the game moved on"):
+    with pytest.raises(IllegalAction, match="Alice's play stands uncalled: it can no longer be called"):
         table.apply(call("Cara", "A"))
 
 
