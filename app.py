@@ -1109,7 +1109,8 @@ def hands_html(game, calling: bool = False, ends: bool = False) -> str:
         if name in game.places:
             classes.append("out")
             place = game.places.index(name) + 1
-            tags.append("winner" if place == 1 else f"place {place}")
+            # a ranked table's places by their order ("winner", then "place 2", read as two kinds of tag)
+            tags.append(words.place_word(place) if game.rules.table is TableKind.RANKED else "winner")
         elif game.over and game.rules.table is TableKind.RANKED:  # beside the places, a tile with no word looked unfinished
             tags.append("no place")
         tiles.append(
@@ -1246,6 +1247,13 @@ def cancel_call(call: OpenCall) -> bool:
         end_call()
         return True
     return False
+
+
+def cancel_tapped(call: OpenCall) -> None:
+    """Cancel the call from its button, and say so in the corner: a tap there by mistake left the table to find out
+    from the screen that the call was gone, where an Undo that cancels it says so."""
+    if cancel_call(call):
+        flash("toast", f"Cancelled {call.caller}'s call: the play stands, and may be called.")
 
 
 def keep_first_verdict(call: OpenCall) -> None:
@@ -1699,7 +1707,7 @@ def call_panel(referee: Referee, game, call: OpenCall) -> None:
         button(b3, "Keep the first verdict", key="keep_verdict", on_click=keep_first_verdict, args=(call,), wrap=True,
                width="stretch")
     else:
-        button(b3, "Cancel the call", key="cancel_call", on_click=cancel_call, args=(call,), wrap=True,
+        button(b3, "Cancel the call", key="cancel_call", on_click=cancel_tapped, args=(call,), wrap=True,
                width="stretch")
 
 

@@ -125,6 +125,11 @@ def names_list(names: Iterable[str]) -> str:
     return _left_to_right(names, ", ".join(isolated(n) for n in names))
 
 
+def place_word(place: int) -> str:
+    """'1st place', '2nd place', '3rd place': a ranked table's place on a player's tile."""
+    return f"{place}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(place, 'th')} place"
+
+
 def places_text(places: tuple[str, ...]) -> str:
     """'1. Ann +3 · 2. Cat +2 · 3. Dan +1': ranked places with the points each earns."""
     return _left_to_right(places, " · ".join(f"{i + 1}. {isolated(p)} +{points}"
