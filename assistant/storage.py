@@ -211,7 +211,9 @@ class SqliteStore:
     ``as_it_is`` opens an existing file to read it as it is: a file of an older referee is not brought up to date (no
     table added, no mark, its journal mode kept), so that listing or exporting a backup leaves it as the older referee
     (which refuses a newer file) needs it. It is still read through a connection that may write where the file may be
-    written: a read-only connection to a file in write-ahead mode leaves its ``-wal`` and ``-shm`` beside it."""
+    written: a read-only connection to a file in write-ahead mode leaves its ``-wal`` and ``-shm`` beside it. On a full
+    disk it is read through a read-only one all the same: one that may write needs room for them, and without it a
+    table could not even export its games to another disk."""
 
     def __init__(self, path: str | os.PathLike[str] | None = None, as_it_is: bool = False) -> None:
         self.path = Path(path) if path is not None else default_db_path()
@@ -228,12 +230,12 @@ class SqliteStore:
                 raise StorageError(f"cannot open the database {self.path}: it is not a file (a device or a pipe); "
                                    "name a file instead")
             self.created = not self.path.exists()
+            as_it_is = as_it_is and not self.created
             self.path.parent.mkdir(parents=True, exist_ok=True)
             ready = self._probe()
-            self.read_only = self._cannot_write()
+            self.read_only = self._cannot_write() or (as_it_is and _disk_full(self.path))
             self._db = self._read_only_connection() if self.read_only else sqlite3.connect(
                 self.path, isolation_level=None, timeout=BUSY_MS / 1000, check_same_thread=False)
-            as_it_is = as_it_is and not self.created
             if not ready and not as_it_is:
                 self._claim_unless_read_only()
             if not (self.read_only or as_it_is):  # a read-only file stays in the journal mode it has: switching writes
@@ -267,17 +269,17 @@ class SqliteStore:
 
     def _read_only_uri(self) -> str:
         """The file opened read-only. A file in write-ahead mode is read through its shared-memory index (``-shm``),
-        which a read-only folder that lacks one cannot give: it is then read as it lies on disk (``immutable``),
-        which is the whole file only while its write-ahead journal (``-wal``) holds nothing. The header is read last,
-        only where there is no ``-shm``: see :func:`_in_wal_mode`."""
+        which SQLite cannot make in a read-only folder or on a full disk (:func:`_no_room_for_an_index`): a file
+        without one is then read as it lies on disk (``immutable``), which is the whole file only while its
+        write-ahead journal (``-wal``) holds nothing. The header is read last, only where there is no index (a
+        connection that holds the file in write-ahead mode has made one): see :func:`_in_wal_mode`."""
         real = self.path.resolve()
         uri = f"{real.as_uri()}?mode=ro"
         wal, shm = (real.with_name(real.name + end) for end in ("-wal", "-shm"))
-        if not shm.exists() and not os.access(real.parent, os.W_OK) and _in_wal_mode(real):
+        if not _an_index(shm) and (why := _no_room_for_an_index(real)) and _in_wal_mode(real):
             if wal.exists() and wal.stat().st_size > 0:
                 raise StorageError(f"cannot open the database {self.path}: its latest events are in {wal.name}, "
-                                   f"which cannot be read without {shm.name}, and the folder is read-only; copy "
-                                   "the three files to a folder you may write to")
+                                   f"which cannot be read without {shm.name}, and {why}")
             uri += "&immutable=1"
         return uri
 
@@ -291,7 +293,7 @@ class SqliteStore:
     def _file_mark(self) -> tuple:
         real = self.path.resolve()
         stat = real.stat()
-        return stat.st_mtime_ns, stat.st_size, real.with_name(real.name + "-shm").exists()
+        return stat.st_mtime_ns, stat.st_size, _an_index(real.with_name(real.name + "-shm"))
 
     def _probe(self) -> bool:
         """Refuse another program's file through a read-only connection first (closing a connection that may write
@@ -735,11 +737,36 @@ def _kind(db: sqlite3.Connection) -> tuple[str, str]:
     return "ours", ""
 
 
+#: The size of the index of a write-ahead journal (``-shm``) once SQLite has made it: one region of 32 KiB.
+_INDEX_REGION = 32 * 1024
+
+
+def _an_index(shm: Path) -> bool:
+    """Whether ``shm`` is an index SQLite has made: one shorter than a region (3 bytes) was left by a program that
+    could not make it, on a full disk, and reading through it would have to grow it."""
+    try:
+        return shm.stat().st_size >= _INDEX_REGION
+    except OSError:
+        return False
+
+
+def _no_room_for_an_index(path: Path) -> str:
+    """Why SQLite cannot make the index of the file's write-ahead journal beside it, and what to do instead ("" where
+    it can): a read-only folder, or a full disk."""
+    if not os.access(path.parent, os.W_OK):
+        return "the folder is read-only; copy the three files to a folder you may write to"
+    if _disk_full(path):
+        return (f"the disk is full; free some disk space (nothing was lost), or copy {path.name} and {path.name}-wal "
+                "together to another disk and read them there")
+    return ""
+
+
 def _in_wal_mode(path: Path) -> bool:
     """Whether a SQLite file is in write-ahead mode, by its header (bytes 18 and 19 are 2 then). Only for a file no
-    connection of this process holds in write-ahead mode (none has a ``-shm`` beside it): closing any handle on the file
-    lets go of every POSIX lock this process has on it, SQLite's too, and without the referee's lock the next program
-    to close the file took its journal away, and the referee wrote on through a copy no other program saw."""
+    connection of this process holds in write-ahead mode (none has an index, :func:`_an_index`, beside it): closing
+    any handle on the file lets go of every POSIX lock this process has on it, SQLite's too, and without the referee's
+    lock the next program to close the file took its journal away, and the referee wrote on through a copy no other
+    program saw."""
     try:
         with open(path, "rb") as file:
             return file.read(20)[18:20] == b"\x02\x02"

@@ -390,6 +390,104 @@ def test_a_full_disk_is_reported_as_such_and_changes_nothing(tmp_path):
     assert SqliteStore(path).events(referee.sitting_id) == []
 
 
+#: The command line run on a full disk, as near as a test may come without one: no file may grow past 1 KiB, so
+#: SQLite fails to make the index of the write-ahead journal (``-shm``) as it does on a full disk ("disk I/O error",
+#: SQLITE_IOERR_SHMSIZE, a 3-byte ``-shm`` and an empty ``-wal`` left), and the free space reads as none.
+_ON_A_FULL_DISK = """
+import resource, shutil, signal, sys
+from types import SimpleNamespace
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails instead of stopping the process
+resource.setrlimit(resource.RLIMIT_FSIZE, (1024, resource.RLIM_INFINITY))
+shutil.disk_usage = lambda path: SimpleNamespace(total=10**9, used=10**9, free=0)
+from assistant.__main__ import run
+sys.exit(run())
+"""
+
+
+def _on_a_full_disk(*args: str) -> subprocess.CompletedProcess:
+    root = Path(__file__).resolve().parents[2]
+    return subprocess.run([sys.executable, "-c", _ON_A_FULL_DISK, *args], capture_output=True, text=True, cwd=root)
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+def _sizes(folder: Path) -> dict[str, int]:
+    """The files of a folder by size, for one that this process holds open: reading them here (open, then close) would
+    let go of the referee's locks on them, which the command line then takes for no referee running."""
+    return {p.name: p.stat().st_size for p in sorted(folder.iterdir())}
+
+
+@pytest.mark.parametrize("left_beside", [{}, {"r.sqlite3-shm": b"\0\0\0", "r.sqlite3-wal": b""}])
+def test_a_database_on_a_full_disk_is_listed_and_exported_and_nothing_is_left_beside_it(tmp_path, left_beside):
+    """On a full disk `sittings` and `export` said "disk I/O error" and left a 3-byte ``-shm`` beside the file: a table
+    whose disk filled up could not even export its games elsewhere (an audit, on a full tmpfs). A file with nothing in
+    its journal is read as it lies. The same holds where an earlier try on the full disk left that ``-shm`` (no index:
+    SQLite could not make it) and an empty ``-wal``, which are not the command's to remove."""
+    path = tmp_path / "r.sqlite3"
+    referee = Referee.new(SqliteStore(path), "Friday")
+    referee.record(Winner("Alice", players=PLAYERS))
+    referee.store.close()
+    for name, content in left_beside.items():
+        (tmp_path / name).write_bytes(content)
+    before = _files(tmp_path)
+    listed = _on_a_full_disk("sittings", "--db", str(path))
+    assert listed.returncode == 0 and listed.stdout.split("\t")[:2] == ["1", "Friday"], listed.stderr
+    exported = _on_a_full_disk("export", "1", "--db", str(path))
+    assert exported.returncode == 0 and exported.stdout == referee.transcript(), exported.stderr
+    table = _on_a_full_disk("export", "1", "--csv", "--db", str(path))
+    assert table.returncode == 0 and table.stdout.splitlines() == referee.table_csv().splitlines(), table.stderr
+    assert _files(tmp_path) == before
+
+
+def test_events_only_in_the_journal_of_a_file_on_a_full_disk_are_said_to_be_there_not_left_out(tmp_path):
+    """A file read as it lies does not read its write-ahead journal (``-wal``): where the journal holds events and
+    the disk has no room for the index it is read through, the listing and the export would show the sitting without
+    them, as if they were lost. They say where the events are and what to do instead, and leave the files alone."""
+    path = tmp_path / "r.sqlite3"
+    referee = Referee.new(SqliteStore(path), "Friday")
+    referee.record(Winner("Alice", players=PLAYERS))
+    with closing(sqlite3.connect(path)) as reader:
+        reader.execute("BEGIN")
+        reader.execute("SELECT COUNT(*) FROM events").fetchone()  # its snapshot keeps the next event in the journal
+        referee.record(Winner("Ben"))
+    copied = tmp_path / "copy"  # the database and its journal, copied as they are, without the index
+    copied.mkdir()
+    subprocess.run(["cp", tmp_path / "r.sqlite3", tmp_path / "r.sqlite3-wal", copied], check=True)  # see _sizes
+    referee.store.close()
+    assert (copied / "r.sqlite3-wal").stat().st_size > 0
+    before = _files(copied)
+    for command in (["sittings"], ["export", "1"]):
+        result = _on_a_full_disk(*command, "--db", str(copied / "r.sqlite3"))
+        assert result.returncode == 2 and result.stdout == "", result.stdout
+        assert "its latest events are in r.sqlite3-wal" in result.stderr and "the disk is full" in result.stderr
+        assert "copy r.sqlite3 and r.sqlite3-wal together to another disk" in result.stderr, result.stderr
+        assert _files(copied) == before
+    with_room = subprocess.run([sys.executable, "-m", "assistant", "export", "1", "--db", str(copied / "r.sqlite3")],
+                               capture_output=True, text=True, cwd=Path(__file__).resolve().parents[2])
+    assert with_room.stdout == referee.transcript(), "with room made, every event is there"
+
+
+def test_a_database_held_by_a_running_referee_on_a_full_disk_is_exported_whole_and_left_as_it_was(tmp_path):
+    """While the referee runs, the index beside the file is made: reading through it needs no room, and the events
+    still in the journal are exported with the rest. The referee's files are left as they are."""
+    path = tmp_path / "r.sqlite3"
+    referee = Referee.new(SqliteStore(path), "Friday")
+    referee.record(Winner("Alice", players=PLAYERS))
+    with closing(sqlite3.connect(path)) as reader:
+        reader.execute("BEGIN")
+        reader.execute("SELECT COUNT(*) FROM events").fetchone()
+        referee.record(Winner("Ben"))
+    before = _sizes(tmp_path)
+    assert before["r.sqlite3-wal"] > 0
+    exported = _on_a_full_disk("export", "1", "--db", str(path))
+    assert exported.returncode == 0 and exported.stdout == referee.transcript(), exported.stderr
+    assert _sizes(tmp_path) == before
+    referee.record(Winner("Cara"))
+    assert [row.winner for row in Referee(SqliteStore(path), 1).state.table.rows] == ["Alice", "Ben", "Cara"]
+
+
 WRITER = textwrap.dedent(
     """
     import sys
