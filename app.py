@@ -1480,7 +1480,8 @@ def game_screen(referee: Referee) -> None:
     p1.markdown(f"<div class='cr-pileline'><span class='cr-sub'>Pile</span> <span class='cr-pile'>{game.pile} <span class='cr-sub'>"
                 f"card{'s' if game.pile != 1 else ''}</span></span></div>", unsafe_allow_html=True)
     if claim is not None:
-        called = verdict is not None and verdict.claim == claim  # after a later pass too, not only while news
+        # the very play the verdict settled (``is``): an equal claim of a later turn, let stand, is another play
+        called = verdict is not None and verdict.claim is claim  # after a later pass too, not only while news
         status = ("being called" if call is not None else "can be called" if game.awaiting_call
                   else "called" if called else "stands")
         # the play said to a screen reader (``data-said``, see for_every_player): only the turn after it was. Only

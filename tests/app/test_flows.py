@@ -1217,6 +1217,22 @@ def test_an_address_with_a_camera_the_app_does_not_know_gives_the_default(db):
 # --- what Undo and a correction take back ---------------------------------------------------------
 
 
+def test_a_play_let_stand_is_not_said_called_for_an_equal_play_called_before(db):
+    """Ann's two aces called, then two aces of hers again let stand: the pile's line said "(called)" of the second,
+    taking an equal claim of an earlier turn for the one the verdict settled (an audit)."""
+    at = deal(open_app(), "Ann", "Ben", rule_order=Order.SAME_OR_ADJACENT, rule_passing=True)
+    click(at, "play_2")
+    click(at, "cheat_Ben")
+    click(at, "reveal_honest")
+    click(at, "apply_verdict")
+    click(at, "pass")  # Ben
+    click(at, "play_A_2")  # Ann: two aces again
+    click(at, "pass")  # Ben: the play stands
+    game = stored_state(db).state.game
+    assert game.last_play == game.last_call.claim and game.last_play is not game.last_call.claim
+    assert "Ann: two aces (stands)" in text(at), text(at)
+
+
 def test_a_verdict_is_corrected_only_while_its_call_is_the_last_action(db):
     at = deal(open_app(), "Sam", "Maya", rule_passing=True)
     click(at, "play_1")
