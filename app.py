@@ -949,14 +949,18 @@ def kept_seats() -> list[str]:
 def setup_screen(referee: Referee) -> None:
     state = referee.state
     previous = state.game
-    default = list(previous.players) if previous is not None else list(state.table.players)
+    last_deal, taken_back = referee.sitting.last_deal or (None, False)
+    # a deal taken back offers its own choices again (Sitting.last_deal); otherwise the last game's
+    undone = last_deal if taken_back else None
+    default = (list(undone.players) if undone is not None else list(previous.players) if previous is not None
+               else list(state.table.players))
     if "seats" not in st.session_state:
         st.session_state["seats"] = kept_seats() or default
     seats: list[str] = st.session_state["seats"]
     # the seats in the page's address too, while they differ from the last game's: a reload or a server's restart
     # in the middle of a setup keeps the players added so far
     put_in_address("seat", seats, default)
-    base = previous.rules if previous is not None else Rules()
+    base = undone.rules if undone is not None else previous.rules if previous is not None else Rules()
 
     st.title("New game", anchor=False)
     left, right = st.columns([1, 1], gap="large")
@@ -991,13 +995,18 @@ def setup_screen(referee: Referee) -> None:
         if seats:
             # a new box when the seats change, which keeps a dealer still seated; kept through a reload, as the
             # players and the rules are
-            dealer = st.selectbox("Dealer", seats, key=kept_choice(f"dealer_{'|'.join(seats)}", seats,
-                                                                   next_dealer(state, tuple(seats)), name="dealer"))
+            offered = (undone.dealer if undone is not None and undone.dealer in seats
+                       else next_dealer(state, tuple(seats)))
+            dealer = st.selectbox("Dealer", seats, key=kept_choice(f"dealer_{'|'.join(seats)}", seats, offered,
+                                                                   name="dealer"))
             if tapped := tapped_since_a_deal(state):  # why the deal has moved on more than one seat
                 st.caption(f"The deal passes to the left once for each game: {words.number(tapped)} "
                            f"{'game was' if tapped == 1 else 'games were'} recorded by a tap since the last deal here.")
         firsts = ["Dealer's left", "Chosen at random"]
-        first_rule = st.radio("First player", firsts, horizontal=True, key=kept_choice("rule_first", firsts, firsts[0]))
+        # the last deal's way (a first player is recorded only where one was drawn at random), for the next game too
+        drawn = last_deal is not None and last_deal.first is not None
+        first_rule = st.radio("First player", firsts, horizontal=True,
+                              key=kept_choice("rule_first", firsts, firsts[1] if drawn else firsts[0]))
 
     with right:
         st.subheader("House rules", anchor=False)
@@ -1020,7 +1029,8 @@ def setup_screen(referee: Referee) -> None:
                               format_func=words.COUNT_RULE_LABELS.get)
         four = st.toggle("Four of a kind may be laid out",
                          key=kept_choice("rule_four", [False, True], base.four_of_a_kind))
-        table = st.radio("Table", list(TableKind), key=kept_choice("rule_table", list(TableKind), state.table.kind),
+        table = st.radio("Table", list(TableKind), key=kept_choice("rule_table", list(TableKind),
+                                                                   undone.rules.table if undone else state.table.kind),
                          format_func=words.TABLE_LABELS.get)
         rules = Rules(decks=decks, jokers=jokers, max_cards=max_cards, order=order, passing=passing,
                       count_rule=count_rule, four_of_a_kind=four, table=table)

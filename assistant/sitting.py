@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import gc
 import json
+from bisect import bisect_left
 from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Iterator, Sequence, TextIO
 
 from . import strict_json
 from .calls import CallRecord, CallTally
 from .errors import BadEvent, CheatError, IllegalAction
-from .events import Event, Undo, from_dict, to_dict
+from .events import Event, NewGame, Undo, from_dict, to_dict
 from .game import State, advance
 
 
@@ -123,6 +124,17 @@ class Sitting:
     def calls(self) -> dict[str, CallRecord]:
         """Each player's plays called and calls made, by the verdicts that still count (:mod:`assistant.calls`)."""
         return self._calls.records()
+
+    @property
+    def last_deal(self) -> tuple[NewGame, bool] | None:
+        """The last deal in the log, and whether an undo has taken it back (None where nothing was dealt). A setup
+        offers its players, dealer and rules again: after "Undo the deal", made to change a seat or the dealer, the
+        setup came back with the game before's choices, or none, and one tap on Deal played under them."""
+        at = next((i for i in range(len(self.log) - 1, -1, -1) if isinstance(self.log[i], NewGame)), None)
+        if at is None:
+            return None
+        k = bisect_left(self._counted_at, at)
+        return self.log[at], not (k < len(self._counted_at) and self._counted_at[k] == at)
 
     @property
     def last_counted(self) -> Event | None:

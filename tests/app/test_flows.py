@@ -373,6 +373,47 @@ def test_a_last_play_is_held_until_it_survives_then_the_winner(db):
     assert at.selectbox(key="dealer_Sam|Maya").value == "Sam"  # the deal passes to the left
 
 
+def rule_values(at: AppTest) -> dict[str, object]:
+    """The setup's choices as its widgets show them, by widget key."""
+    widgets = at.main.get("radio") + at.main.get("selectbox") + at.main.get("toggle")
+    return {w.key: w.value for w in widgets if w.key.startswith(("rule_", "dealer_"))}
+
+
+def test_a_deal_taken_back_offers_its_own_choices_again(db):
+    """A table undoes a deal to change a seat or the dealer: the setup came back with the game before's rules and
+    dealer (here none: the defaults), and one tap on Deal played under them (an audit)."""
+    at = open_app()
+    start_sitting(at)
+    add_players(at, "Ann", "Ben", "Cat")
+    at.selectbox(key="dealer_Ann|Ben|Cat").set_value("Ann").run()
+    deal(at, rule_decks=2, rule_jokers=True, rule_max_cards="any", rule_table=TableKind.RANKED,
+         rule_first="Chosen at random", rule_order=Order.DOWN, rule_passing=True, rule_four=True,
+         rule_count=CountRule.RANK_ONLY)
+    chosen = stored_state(db).state.game.rules
+    click(at, "undo")
+    assert stored_state(db).state.game is None
+    click(at, "goto_setup")
+    assert [f"{i}. {name}" for i, name in enumerate(("Ann", "Ben", "Cat"), 1)] == \
+        [m.value.strip("*") for m in at.markdown if m.value.startswith("**")][:3]
+    assert rule_values(at) == {"dealer_Ann|Ben|Cat": "Ann", "rule_first": "Chosen at random", "rule_decks": 2,
+                               "rule_jokers": True, "rule_max_cards": "any", "rule_order": Order.DOWN,
+                               "rule_passing": True, "rule_count": CountRule.RANK_ONLY, "rule_four": True,
+                               "rule_table": TableKind.RANKED}
+    click(at, "deal")
+    assert stored_state(db).state.game.rules == chosen
+
+
+def test_a_first_player_drawn_at_random_is_drawn_again_for_the_next_game(db):
+    """"Chosen at random" went back to "Dealer's left" for the next game, while every other choice carried over."""
+    at = deal(open_app(), "Ann", "Ben", rule_first="Chosen at random", rule_jokers=True, rule_max_cards="any")
+    play_many(at, 27)  # the whole hand of whoever was drawn to play first
+    click(at, "nocall")
+    assert stored_state(db).state.game.over
+    click(at, "next_game")
+    assert at.title[0].value == "New game"
+    assert at.radio(key="rule_first").value == "Chosen at random" and at.toggle(key="rule_jokers").value
+
+
 def test_ranked_table_plays_on_for_places(db):
     at = deal(open_app(), "Ann", "Ben", "Cat", "Dan", rule_max_cards="any", rule_table=TableKind.RANKED)
     play_many(at, 13)  # Ann

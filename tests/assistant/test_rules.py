@@ -592,3 +592,21 @@ def test_the_scoring_is_said_for_the_kinds_of_games_the_standing_counts():
     assert standing_counts({TableKind.MATCH, TableKind.RANKED}) == ("match games: one point per win; ranked games: "
                                                                     "3-2-1 points for places")
     assert MatchTable(TableKind.RANKED).kinds() == {TableKind.RANKED}, "no game finished: the table's own kind"
+
+
+def test_the_last_deal_is_known_after_an_undo_takes_it_back():
+    """A setup offers a deal taken back again (its players, dealer and rules): the log keeps it, the state does not."""
+    table = Sitting()
+    assert table.last_deal is None
+    first = NewGame(("Alice", "Ben"), dealer="Ben")
+    table.apply(first)
+    table.apply(Play("Alice", 1))
+    assert table.last_deal == (first, False)
+    second = NewGame(("Alice", "Ben", "Cara"), dealer="Alice", rules=RulesType(jokers=True))
+    table.apply(second)
+    table.apply(Undo())
+    assert table.last_deal == (second, True) and table.state.game.players == ("Alice", "Ben")
+    table.apply(Undo())  # Alice's play: the first deal still counts
+    assert table.last_deal == (second, True)
+    table.apply(first)
+    assert table.last_deal == (first, False)
