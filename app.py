@@ -675,14 +675,21 @@ def place_text(name: str, place: int) -> str:
     return f"{name} is out: place {place}, +{RANKED_POINTS[place - 1]} points. Play goes on for the next places."
 
 
-def act_from_state(kind: str, at: int) -> None:
-    """A callback whose event depends on inputs read at tap time (a number box, select boxes)."""
+def act_from_state(kind: str, at: int, named: int | None = None) -> None:
+    """A callback whose event depends on inputs read at tap time (a number box, select boxes). ``named``: the number
+    the "More cards" button said, which it plays and no other. A number typed into the box and the button tapped at
+    once came with the tap, before the button was drawn again with it: "Play 9" laid down 12."""
     referee: Referee = st.session_state["_referee"]
     game = referee.state.game
     ss = st.session_state
     if kind == "play_many" and game is not None and game.turn is not None:
+        count = int(ss.get("play_many_n", 1))
+        if count != named:
+            flash(REFUSED, f"The box says {count} and the button said Play {named}, so nothing was played. The button "
+                           f"now says Play {count}.")
+            return
         rank = ss.get("play_many_rank") if len(game.ranks_allowed) > 1 else None
-        act(Play(game.turn, int(ss.get("play_many_n", 1)), rank), at)
+        act(Play(game.turn, count, rank), at)
     elif kind == "four":
         if ss.get("four_player") is not None and ss.get("four_rank") is not None:
             misfit = seen_conflict(game, ss["four_player"], (ss["four_rank"],) * 4) if game is not None else None
@@ -1544,22 +1551,24 @@ def game_screen(referee: Referee) -> None:
                help="Takes back the last action (key U)", on_click=act, args=(Undo(), log_len), shortcut="U")
 
 
-def more_cards(shown_top: int, top: int, ranks: tuple[Rank, ...] | None, log_len: int) -> None:
-    """The "More cards" box (from the first number past the buttons up to the hand), the rank where the order gives a
+def more_cards(shown_top: int, ranks: tuple[Rank, ...] | None, log_len: int) -> None:
+    """The "More cards" box (from the first number past the buttons), the rank where the order gives a
     choice, and the button that plays them. The box starts again for each play: it kept one player's 11 for the next,
     whose button read "Play 11". It is started again by setting its value, which the browser's box then shows: a key
     taken away instead left the browser showing 11 under a button that read "Play 9", and played 11."""
     ss = st.session_state
     afresh = ss.pop("_more_cards_afresh", False)
-    if afresh or not 1 <= ss.get("play_many_n", 0) <= top:
+    if afresh or not 1 <= ss.get("play_many_n", 0):
         ss["play_many_n"] = shown_top + 1
     if ranks is not None and (afresh or ss.get("play_many_rank") not in ranks):
         ss["play_many_rank"] = ranks[0]
     m1, m2, m3 = st.columns([2, 2, 2], vertical_alignment="bottom")
-    many = m1.number_input("More cards", min_value=1, max_value=top, key="play_many_n")
+    # no upper bound in the box: one quietly put a number past it back to the last one, and 99 typed played 9; a
+    # number past the hand is refused when played, saying what the hand holds
+    many = m1.number_input("More cards", min_value=1, key="play_many_n")
     if ranks is not None:
         m2.selectbox("Rank", ranks, format_func=lambda r: r.value, key="play_many_rank")
-    button(m3, f"Play {many}", key="play_many", on_click=act_from_state, args=("play_many", log_len))
+    button(m3, f"Play {many}", key="play_many", on_click=act_from_state, args=("play_many", log_len, many))
 
 
 def last_play_ends_the_game(referee: Referee, game) -> bool:
@@ -1651,7 +1660,7 @@ def action_panel(referee: Referee, game, log_len: int, waiting: bool) -> None:
     if choice:  # the keys' hint under the buttons it is for: over them, it pushed them below a laptop's screen
         choice_keys(ranks, f"{st.session_state.get('_sitting_key')}:{log_len}")
     if top > shown_top:
-        more_cards(shown_top, top, ranks if choice else None, log_len)
+        more_cards(shown_top, ranks if choice else None, log_len)
     if not (rules.passing or rules.four_of_a_kind):
         return  # no empty row under the play buttons
     extra = st.columns(2)

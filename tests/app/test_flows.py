@@ -1007,6 +1007,26 @@ def test_the_more_cards_box_starts_again_for_the_next_player(db):
     assert at.button(key="play_many").label == "Play 9"
 
 
+def test_the_more_cards_button_plays_the_number_it_says_and_no_other(db):
+    """A number typed into the box and the button tapped at once came with the tap, before the button was drawn again
+    with it: "Play 9" laid down 12. And a number past the hand was quietly put back to the last one: 99 typed played
+    9 (an audit, in Chromium)."""
+    at = deal(open_app(), "Ann", "Ben", "Cat", rule_max_cards="any")  # Ann holds 18
+    assert at.button(key="play_many").label == "Play 9"
+    at.number_input(key="play_many_n").set_value(12)
+    at.button(key="play_many").click().run()  # the box's 12 and the tap in one run, as the browser sends them
+    assert len(stored_state(db).sitting.log) == 1, "nothing played"
+    assert refusals(at) == ["The box says 12 and the button said Play 9, so nothing was played. The button now says "
+                            "Play 12."]
+    assert at.button(key="play_many").label == "Play 12"
+    click(at, "play_many")
+    assert stored_state(db).state.game.last_play.count == 12
+    at.number_input(key="play_many_n").set_value(99).run()  # Ben holds 17
+    assert at.number_input(key="play_many_n").value == 99 and at.button(key="play_many").label == "Play 99"
+    click(at, "play_many")
+    assert errors(at) == ["Ben holds 17 cards and cannot play 99."] and len(stored_state(db).sitting.log) == 2
+
+
 def test_ranked_table_records_places_in_one_go(db):
     at = deal(open_app(), "Ann", "Ben", "Cat", rule_table=TableKind.RANKED)
     at.segmented_control[0].set_value("Match table").run()
