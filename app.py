@@ -1629,8 +1629,10 @@ def action_panel(referee: Referee, game, log_len: int, waiting: bool) -> None:
         if game.hands[claim.player] == 0:
             button(st, f"Nobody calls: {claim.player} is out", key="nocall", type="primary", on_click=act,
                args=(NoCall(), log_len))
-        if waiting:
-            return  # the game ends with this play: it must be called or settled first
+        if waiting:  # the game ends with this play: it must be called or settled first, and nobody plays
+            if game.rules.four_of_a_kind:  # but four may be laid out at any time (a hand it empties goes out first)
+                four_panel(st.columns(2)[1], game, log_len)
+            return
 
     player = game.turn
     if player is None:
@@ -1667,17 +1669,22 @@ def action_panel(referee: Referee, game, log_len: int, waiting: bool) -> None:
     if rules.passing:
         button(extra[0], f"{player} passes", key="pass", on_click=act, args=(Pass(player), log_len))
     if rules.four_of_a_kind:
-        with extra[1].expander("Four of a kind laid out"):
-            holders = [p for p in game.players if p not in game.places and game.hands[p] >= 4]
-            if holders:
-                # no one chosen before the table says who: a player filled in for it took four cards from the wrong hand
-                who = st.selectbox("Player", holders, index=None, placeholder="Who laid them out?", key="four_player")
-                rank = st.selectbox("Rank", CLAIMABLE, index=None, placeholder="Which rank?",
-                                    format_func=lambda r: r.value, key="four_rank")
-                button(st, "Take the four out of the game", key="four", disabled=who is None or rank is None,
-                       on_click=act_from_state, args=("four", log_len))
-            else:
-                st.caption("Nobody holds four cards.")
+        four_panel(extra[1], game, log_len)
+
+
+def four_panel(where, game, log_len: int) -> None:
+    """Four of a kind laid out, by any player who holds four cards or more."""
+    with where.expander("Four of a kind laid out"):
+        holders = [p for p in game.players if p not in game.places and game.hands[p] >= 4]
+        if holders:
+            # no one chosen before the table says who: a player filled in for it took four cards from the wrong hand
+            who = st.selectbox("Player", holders, index=None, placeholder="Who laid them out?", key="four_player")
+            rank = st.selectbox("Rank", CLAIMABLE, index=None, placeholder="Which rank?",
+                                format_func=lambda r: r.value, key="four_rank")
+            button(st, "Take the four out of the game", key="four", disabled=who is None or rank is None,
+                   on_click=act_from_state, args=("four", log_len))
+        else:
+            st.caption("Nobody holds four cards.")
 
 
 def call_panel(referee: Referee, game, call: OpenCall) -> None:

@@ -588,6 +588,20 @@ def test_house_rules_choice_order_passing_and_fours(db):
     assert at.selectbox(key="four_player").value is None, "chosen afresh for the next four"
 
 
+def test_four_of_a_kind_may_be_laid_out_while_a_last_play_waits_for_its_call(db):
+    """The rules let four be laid out at any time; the section was drawn only with the next turn's buttons, so while
+    a last play that would end the game waited for Cheat! or no call, the table could not record one (an audit)."""
+    at = deal(open_app(), "Sam", "Maya", rule_four=True, rule_max_cards="any")
+    play_many(at, 26)  # Sam's whole hand: the game ends unless the play is caught
+    assert "Sam played their last cards" in text(at) and not any(b.key.startswith("play_") for b in at.button)
+    at.selectbox(key="four_player").set_value("Maya").run()
+    at.selectbox(key="four_rank").set_value(Rank.SEVEN).run()
+    click(at, "four")
+    game = stored_state(db).state.game
+    assert game.out_of_game == 4 and game.hands["Maya"] == 22 and game.awaiting_call
+    assert "Maya laid out four 7s: those cards leave the game." in [t.value for t in at.toast]
+
+
 def test_a_four_refused_keeps_its_choices_and_says_nothing_of_a_four(db):
     """A code review: a four refused because another window had moved the game on was taken as recorded (the log had
     grown, by the other window's event), its choices cleared."""
