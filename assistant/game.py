@@ -13,7 +13,7 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 
-from .cards import CLAIMABLE, Rank, card_count, last_cards, step
+from .cards import Rank, card_count, last_cards, step
 from .errors import IllegalAction, ImpossibleReveal
 from .events import Call, Event, FourOfAKind, NewGame, NoCall, Pass, Play, Winner
 from .rules import RANKED_POINTS, CountRule, Order, Rules, TableKind
@@ -135,14 +135,15 @@ class Game:
 
     @property
     def ranks_allowed(self) -> tuple[Rank, ...]:
-        """The ranks the next play may claim, in the order A, 2, ..., K."""
+        """The ranks the next play may claim, as they come around the cycle: one below the last claim, (the same,)
+        one above. In the order A, 2, ..., K a table after kings was offered "aces, queens or kings"."""
         if self.over:
             return ()
         order = self.rules.order
         if self.opening or order not in (Order.UP_OR_DOWN, Order.SAME_OR_ADJACENT):
             return (self.reference,)
         deltas = (-1, 1) if order is Order.UP_OR_DOWN else (-1, 0, 1)
-        return tuple(sorted({step(self.reference, d) for d in deltas}, key=CLAIMABLE.index))
+        return tuple(step(self.reference, d) for d in deltas)
 
     @property
     def active(self) -> tuple[str, ...]:

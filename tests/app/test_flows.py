@@ -1306,6 +1306,10 @@ def test_a_play_let_stand_is_not_said_called_for_an_equal_play_called_before(db)
     game = stored_state(db).state.game
     assert game.last_play == game.last_call.claim and game.last_play is not game.last_call.claim
     assert "Ann: two aces (stands)" in text(at), text(at)
+    # the ranks due as they come around the cycle: after aces, "aces, 2s or kings" was said
+    assert "claims kings, aces or 2s" in text(at)
+    assert [b.key for b in at.button if b.key.endswith("_1") and b.key.startswith("play_")] == \
+        ["play_K_1", "play_A_1", "play_2_1"]
 
 
 def test_a_verdict_is_corrected_only_while_its_call_is_the_last_action(db):

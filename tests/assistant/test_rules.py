@@ -95,12 +95,12 @@ def test_up_or_down_offers_one_above_or_below_the_last_claim():
     table = sitting(order=Order.UP_OR_DOWN)
     assert table.state.game.ranks_allowed == (R.ACE,)
     table.apply(Play("Alice", 1))
-    assert table.state.game.ranks_allowed == (R.TWO, R.KING)
-    with pytest.raises(IllegalAction, match="Ben must say which rank is claimed: 2 or K"):
+    assert table.state.game.ranks_allowed == (R.KING, R.TWO)  # around the cycle: one below, one above
+    with pytest.raises(IllegalAction, match="Ben must say which rank is claimed: K or 2"):
         table.apply(Play("Ben", 1))
     table.apply(Play("Ben", 1, R.KING))
     assert set(table.state.game.ranks_allowed) == {R.QUEEN, R.ACE}
-    with pytest.raises(IllegalAction, match="Cara may claim A or Q, not 5"):
+    with pytest.raises(IllegalAction, match="Cara may claim Q or A, not 5"):
         table.apply(Play("Cara", 1, R.FIVE))
 
 
