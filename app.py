@@ -1458,7 +1458,7 @@ def game_screen(referee: Referee) -> None:
         # on a ranked table play goes on: the next player's play is the "nobody calls", and the line names them
         choices = ("Cheat! or nobody calls" if game.turn is None or last_play_ends_the_game(referee, game) else
                    f"Cheat!, nobody calls, or {words.name_html(game.turn)} plays on "
-                   f"({esc(words.ranks_due(game.ranks_allowed))})")
+                   f"({esc(words.ranks_due(game.ranks_allowed))}){' or passes' if game.rules.passing else ''}")
         st.markdown(f"<div class='cr-turn' role='heading' aria-level='1'>{words.name_html(claim.player)} played {last_cards(claim.count)}</div>"
                     f"<div class='cr-due'>{choices}: {words.name_html(claim.player)} is out only if the play "
                     "survives</div>", unsafe_allow_html=True)

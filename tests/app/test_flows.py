@@ -414,6 +414,15 @@ def test_a_first_player_drawn_at_random_is_drawn_again_for_the_next_game(db):
     assert at.radio(key="rule_first").value == "Chosen at random" and at.toggle(key="rule_jokers").value
 
 
+def test_a_last_play_on_a_ranked_table_names_the_pass_among_what_may_follow_it(db):
+    """With passing on, a pass settles a waiting last play as a play on does: the line named only the play on."""
+    at = deal(open_app(), "Ann", "Ben", "Cat", rule_max_cards="any", rule_table=TableKind.RANKED, rule_passing=True)
+    play_many(at, 18)  # Ann's whole hand
+    assert "Cheat!, nobody calls, or Ben plays on (2s) or passes: Ann is out only if the play survives" in text(at)
+    click(at, "pass")
+    assert stored_state(db).state.game.places == ("Ann",)
+
+
 def test_ranked_table_plays_on_for_places(db):
     at = deal(open_app(), "Ann", "Ben", "Cat", "Dan", rule_max_cards="any", rule_table=TableKind.RANKED)
     play_many(at, 13)  # Ann
