@@ -953,6 +953,13 @@ def kept_seats() -> list[str]:
     return seats
 
 
+def offered_table(referee: Referee) -> TableKind:
+    """The table's kind a setup, and the match table's choice for games tapped in, offer (one choice, one key): a deal
+    taken back's (:attr:`Sitting.last_deal`), else the table's."""
+    last_deal, taken_back = referee.sitting.last_deal or (None, False)
+    return last_deal.rules.table if taken_back else referee.state.table.kind
+
+
 def setup_screen(referee: Referee) -> None:
     state = referee.state
     previous = state.game
@@ -1036,8 +1043,7 @@ def setup_screen(referee: Referee) -> None:
                               format_func=words.COUNT_RULE_LABELS.get)
         four = st.toggle("Four of a kind may be laid out",
                          key=kept_choice("rule_four", [False, True], base.four_of_a_kind))
-        table = st.radio("Table", list(TableKind), key=kept_choice("rule_table", list(TableKind),
-                                                                   undone.rules.table if undone else state.table.kind),
+        table = st.radio("Table", list(TableKind), key=kept_choice("rule_table", list(TableKind), offered_table(referee)),
                          format_func=words.TABLE_LABELS.get)
         rules = Rules(decks=decks, jokers=jokers, max_cards=max_cards, order=order, passing=passing,
                       count_rule=count_rule, four_of_a_kind=four, table=table)
@@ -2267,7 +2273,7 @@ def table_screen(referee: Referee) -> None:
     st.title("Match table", anchor=False)
     kinds = table.kinds()
     unit = "Wins" if kinds == {TableKind.MATCH} else "Points"
-    st.caption(f"{len(table.rows)} game{'s' if len(table.rows) != 1 else ''} finished · " + standing_counts(kinds))
+    summary = st.empty()  # filled once the scoring is known: with no game finished, the one chosen below
     # the game's players; with no game (its deal undone, or none yet), those seated, then those of the table or of
     # the last deal made
     last_dealt = next((e.players for e in reversed(referee.sitting.log) if isinstance(e, NewGame)), ())
@@ -2280,8 +2286,10 @@ def table_screen(referee: Referee) -> None:
         # the setup's own choice (one key, kept in the page's address): a table that only taps results in chooses
         # its scoring here, without a game dealt
         scoring = st.radio("How a game tapped in scores", list(TableKind),
-                           key=kept_choice("rule_table", list(TableKind), table.kind),
+                           key=kept_choice("rule_table", list(TableKind), offered_table(referee)),
                            format_func=words.TABLE_LABELS.get, horizontal=True)
+    summary.caption(f"{len(table.rows)} game{'s' if len(table.rows) != 1 else ''} finished · "
+                    + standing_counts(kinds if table.rows else {scoring}))
     if players:
         # a ranked game in progress whose first places are taken: those stand, and the buttons give the places after
         taken = given_places(referee)

@@ -861,6 +861,18 @@ def test_a_match_table_before_any_game_shows_no_standing_of_noughts(db):
     assert list(at.table[0].value["Wins"]) == [1, 0]
 
 
+def test_the_match_tables_scoring_line_follows_the_choice_while_no_game_is_finished(db):
+    """With no game finished and Ranked chosen for the games tapped in, the line said "one point per win"."""
+    at = deal(open_app(), "Ann", "Ben", "Cat")
+    click(at, "undo")  # the deal taken back: no game in progress, results are tapped in
+    at.segmented_control[0].set_value("Match table").run()
+    assert "0 games finished · one point per win" in [c.value for c in at.caption]
+    at.radio(key="rule_table").set_value(TableKind.RANKED).run()
+    assert "0 games finished · 3-2-1 points for places" in [c.value for c in at.caption]
+    click(at, "winner_Ann")
+    assert "1 game finished · 3-2-1 points for places" in [c.value for c in at.caption]
+
+
 def test_a_long_evening_keeps_the_last_games_in_view_and_shows_them_all_on_a_switch(db):
     """Every game in the History pushed the downloads a screen further down with each game of a long evening: the
     last ten are shown, all of them on a switch, and none is lost."""
