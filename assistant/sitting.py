@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import gc
 import json
-from bisect import bisect_left
 from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Iterator, Sequence, TextIO
 
@@ -127,14 +126,15 @@ class Sitting:
 
     @property
     def last_deal(self) -> tuple[NewGame, bool] | None:
-        """The last deal in the log, and whether an undo has taken it back (None where nothing was dealt). A setup
-        offers its players, dealer and rules again: after "Undo the deal", made to change a seat or the dealer, the
-        setup came back with the game before's choices, or none, and one tap on Deal played under them."""
+        """The last deal in the log, and whether an undo has taken it back with nothing counted since (None where
+        nothing was dealt). A setup offers its players, dealer and rules again: after "Undo the deal", made to change
+        a seat or the dealer, the setup came back with the game before's choices, or none, and one tap on Deal played
+        under them. Once anything counts after it (the game before played on, a winner tapped in) it is history: its
+        dealer, offered still, ignored the deal passed on by two games tapped in since."""
         at = next((i for i in range(len(self.log) - 1, -1, -1) if isinstance(self.log[i], NewGame)), None)
         if at is None:
             return None
-        k = bisect_left(self._counted_at, at)
-        return self.log[at], not (k < len(self._counted_at) and self._counted_at[k] == at)
+        return self.log[at], not self._counted_at or self._counted_at[-1] < at  # counted, it would be among them
 
     @property
     def last_counted(self) -> Event | None:

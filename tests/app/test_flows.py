@@ -403,6 +403,35 @@ def test_a_deal_taken_back_offers_its_own_choices_again(db):
     assert stored_state(db).state.game.rules == chosen
 
 
+def test_a_deal_taken_back_is_offered_again_in_another_window_with_its_players(db):
+    """The setup's players came from this window's own setup, which a test dealing in the same window cannot tell
+    from the deal taken back: a window opened afresh offers that deal's players (without them it offered none)."""
+    at = deal(open_app(), "Ann", "Ben")
+    click(at, "undo")  # no game before the deal below
+    click(at, "goto_setup")
+    add_players(at, "Cat")
+    click(at, "deal")
+    click(at, "undo")
+    fresh = open_app()
+    assert fresh.title[0].value == "New game"
+    assert [m.value.strip("*") for m in fresh.markdown if m.value.startswith("**")][:3] == ["1. Ann", "2. Ben", "3. Cat"]
+
+
+def test_a_deal_taken_back_is_not_offered_once_games_are_tapped_in_after_it(db):
+    """A deal undone, then two winners tapped in under match scoring: a window's setup offered that deal's dealer and
+    its ranked table, beside the line saying that the deal had passed on twice since (a review)."""
+    at = deal(open_app(), "Ann", "Ben", "Cat", rule_table=TableKind.RANKED)  # dealt by Cat
+    click(at, "undo")
+    at.segmented_control[0].set_value("Match table").run()
+    at.radio(key="rule_table").set_value(TableKind.MATCH).run()
+    click(at, "winner_Ann")
+    click(at, "winner_Ben")
+    fresh = open_app()
+    assert "two games were recorded by a tap since the last deal here" in text(fresh)
+    assert fresh.selectbox(key="dealer_Ann|Ben|Cat").value == "Ben", "passed on twice from Cat"
+    assert fresh.radio(key="rule_table").value == TableKind.MATCH
+
+
 def test_a_first_player_drawn_at_random_is_drawn_again_for_the_next_game(db):
     """"Chosen at random" went back to "Dealer's left" for the next game, while every other choice carried over."""
     at = deal(open_app(), "Ann", "Ben", rule_first="Chosen at random", rule_jokers=True, rule_max_cards="any")

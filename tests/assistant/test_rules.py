@@ -610,3 +610,21 @@ def test_the_last_deal_is_known_after_an_undo_takes_it_back():
     assert table.last_deal == (second, True)
     table.apply(first)
     assert table.last_deal == (first, False)
+
+
+def test_a_deal_taken_back_is_history_once_anything_counts_after_it():
+    """A deal undone, then the game before played on or a winner tapped in: the setup offered that deal's dealer
+    still, though the deal had passed on with each game tapped in since (a review). Undos after it keep it offered."""
+    table = Sitting()
+    first = NewGame(("Alice", "Ben"), dealer="Ben")
+    table.apply(first)
+    second = NewGame(("Alice", "Ben", "Cara"), dealer="Alice")
+    table.apply(second)
+    table.apply(Undo())
+    table.apply(Play("Alice", 1))  # the first game played on
+    assert table.last_deal == (second, False)
+    table.apply(Undo())  # that play taken back: the deal taken back is the table's last word again
+    assert table.last_deal == (second, True)
+    table.apply(Undo())  # the first deal too
+    table.apply(Winner("Cara", players=("Alice", "Ben", "Cara")))
+    assert table.last_deal == (second, False)
