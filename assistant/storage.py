@@ -813,9 +813,11 @@ def _text(stored: bytes | None, missing: str = "") -> str:
 
 
 def _disk_full(path: Path) -> bool:
+    """Whether the disk the file lies on has no room left: the file's own folder, where SQLite keeps its journal and
+    index, not a link's (a link's disk with room had a database on a full one opened to write, "disk I/O error")."""
     try:
-        return shutil.disk_usage(path.parent).free < 64 * 1024
-    except OSError:
+        return shutil.disk_usage(path.resolve().parent).free < 64 * 1024
+    except (OSError, RuntimeError):  # RuntimeError: a loop of links, before Python 3.13
         return False
 
 

@@ -394,19 +394,23 @@ def test_a_full_disk_is_reported_as_such_and_changes_nothing(tmp_path):
 #: SQLite fails to make the index of the write-ahead journal (``-shm``) as it does on a full disk ("disk I/O error",
 #: SQLITE_IOERR_SHMSIZE, a 3-byte ``-shm`` and an empty ``-wal`` left), and the free space reads as none.
 _ON_A_FULL_DISK = """
-import resource, shutil, signal, sys
+import os, resource, shutil, signal, sys
 from types import SimpleNamespace
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails instead of stopping the process
 resource.setrlimit(resource.RLIMIT_FSIZE, (1024, resource.RLIM_INFINITY))
-shutil.disk_usage = lambda path: SimpleNamespace(total=10**9, used=10**9, free=0)
+full, room = os.environ.get("FULL_DISK", ""), shutil.disk_usage  # FULL_DISK: only the disk of that folder is full
+shutil.disk_usage = lambda path: (SimpleNamespace(total=10**9, used=10**9, free=0)
+                                  if str(path).startswith(full) else room(path))
 from assistant.__main__ import run
 sys.exit(run())
 """
 
 
-def _on_a_full_disk(*args: str) -> subprocess.CompletedProcess:
+def _on_a_full_disk(*args: str, full: Path | None = None) -> subprocess.CompletedProcess:
+    """The command line run on a full disk: every disk, or (``full``) the one of that folder alone."""
     root = Path(__file__).resolve().parents[2]
-    return subprocess.run([sys.executable, "-c", _ON_A_FULL_DISK, *args], capture_output=True, text=True, cwd=root)
+    return subprocess.run([sys.executable, "-c", _ON_A_FULL_DISK, *args], capture_output=True, text=True, cwd=root,
+                          env={**os.environ, "FULL_DISK": str(full or "")})
 
 
 def _files(folder: Path) -> dict[str, bytes]:
@@ -439,6 +443,24 @@ def test_a_database_on_a_full_disk_is_listed_and_exported_and_nothing_is_left_be
     table = _on_a_full_disk("export", "1", "--csv", "--db", str(path))
     assert table.returncode == 0 and table.stdout.splitlines() == referee.table_csv().splitlines(), table.stderr
     assert _files(tmp_path) == before
+
+
+def test_a_database_reached_through_a_link_is_read_as_on_the_full_disk_it_lies_on(tmp_path):
+    """The disk was asked about where the link lies, not the file: a database on a full disk named by a link on
+    another disk was opened to write, and `export` said "disk I/O error" and left a ``-shm`` and a ``-wal`` beside it
+    (a review). SQLite keeps those beside the file itself, so its disk is the one that counts."""
+    full, elsewhere = tmp_path / "full", tmp_path / "elsewhere"
+    full.mkdir()
+    elsewhere.mkdir()
+    path = full / "r.sqlite3"
+    referee = Referee.new(SqliteStore(path), "Friday")
+    referee.record(Winner("Alice", players=PLAYERS))
+    referee.store.close()
+    (elsewhere / "r.sqlite3").symlink_to(path)
+    before = _files(full)
+    exported = _on_a_full_disk("export", "1", "--db", str(elsewhere / "r.sqlite3"), full=full)
+    assert exported.returncode == 0 and exported.stdout == referee.transcript(), exported.stderr
+    assert _files(full) == before
 
 
 def test_events_only_in_the_journal_of_a_file_on_a_full_disk_are_said_to_be_there_not_left_out(tmp_path):
