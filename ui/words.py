@@ -235,14 +235,13 @@ def name_html(name: str, after: str = "") -> str:
 def local_moment(created: str) -> tuple[str, str]:
     """The day and the time (HH:MM) a sitting began, on this machine's clock. The database keeps UTC, one order for
     every machine; shown as such, a sitting begun on a Friday evening in New York was listed and saved as Saturday's.
-    A time without a zone is read as UTC, as the database writes it; one that cannot be read is shown as written."""
+    A time without a zone is read as UTC, as the database writes it; one that cannot be read, or that this machine's
+    clock cannot reach (the year 1 west of Greenwich), is shown as written."""
     try:
         moment = datetime.fromisoformat(created)
-    except ValueError:
+        local = (moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)).astimezone()
+    except (ValueError, OverflowError):
         return created, ""
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    local = moment.astimezone()
     return local.strftime("%Y-%m-%d"), local.strftime("%H:%M")
 
 

@@ -124,6 +124,8 @@ def test_a_sitting_began_on_this_machines_day_and_time_not_utcs(monkeypatch):
         assert words.local_moment("2026-12-05T02:30:00.000000+00:00") == ("2026-12-04", "21:30")
         assert words.local_moment("2026-12-05 02:30:00") == ("2026-12-04", "21:30")  # no zone: UTC, as it is written
         assert words.local_moment("not a time at all") == ("not a time at all", "")  # shown as written
+        # a day this zone's clock cannot reach (a row edited by hand): shown as written, not a page's traceback
+        assert words.local_moment("0001-01-01T00:00:00+00:00") == ("0001-01-01T00:00:00+00:00", "")
     finally:
         monkeypatch.undo()
         time.tzset()
