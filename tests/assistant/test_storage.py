@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import marshal
 import re
 import os
 import sqlite3
@@ -392,25 +393,40 @@ def test_a_full_disk_is_reported_as_such_and_changes_nothing(tmp_path):
 
 #: The command line run on a full disk, as near as a test may come without one: no file may grow past 1 KiB, so
 #: SQLite fails to make the index of the write-ahead journal (``-shm``) as it does on a full disk ("disk I/O error",
-#: SQLITE_IOERR_SHMSIZE, a 3-byte ``-shm`` and an empty ``-wal`` left), and the free space reads as none.
+#: SQLITE_IOERR_SHMSIZE, a 3-byte ``-shm`` and an empty ``-wal`` left), and the free space reads as none. The
+#: command is imported first, and no bytecode written after: a module's, cut at the limit, was kept for later runs.
 _ON_A_FULL_DISK = """
 import os, resource, shutil, signal, sys
 from types import SimpleNamespace
+from assistant.__main__ import run
+sys.dont_write_bytecode = True  # for a module the command imports as it runs
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails instead of stopping the process
 resource.setrlimit(resource.RLIMIT_FSIZE, (1024, resource.RLIM_INFINITY))
 full, room = os.environ.get("FULL_DISK", ""), shutil.disk_usage  # FULL_DISK: only the disk of that folder is full
 shutil.disk_usage = lambda path: (SimpleNamespace(total=10**9, used=10**9, free=0)
                                   if str(path).startswith(full) else room(path))
-from assistant.__main__ import run
 sys.exit(run())
 """
 
 
-def _on_a_full_disk(*args: str, full: Path | None = None) -> subprocess.CompletedProcess:
+def _on_a_full_disk(*args: str, full: Path | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
     """The command line run on a full disk: every disk, or (``full``) the one of that folder alone."""
     root = Path(__file__).resolve().parents[2]
     return subprocess.run([sys.executable, "-c", _ON_A_FULL_DISK, *args], capture_output=True, text=True, cwd=root,
-                          env={**os.environ, "FULL_DISK": str(full or "")})
+                          env={**(os.environ if env is None else env), "FULL_DISK": str(full or "")})
+
+
+def test_a_command_run_as_on_a_full_disk_leaves_no_bytecode_cut_short(tmp_path):
+    """Python writes a module's bytecode beside it as it first imports it: under the limit of 1 KiB a file, that of
+    the command line was cut at 1 KiB and kept, and every later `python -m assistant` failed ("marshal data too
+    short") until it was deleted (a review, where Python writes bytecode: ./test.sh does)."""
+    cache = tmp_path / "pycache"
+    env = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(cache)  # the bytecode in a folder of its own, not beside the project's files
+    runs = [_on_a_full_disk("sittings", "--db", str(tmp_path / "none.sqlite3"), env=env) for _ in range(2)]
+    assert [r.returncode for r in runs] == [2, 2] and "there is no database" in runs[1].stderr, runs[1].stderr
+    for written in cache.rglob("*.pyc"):
+        marshal.loads(written.read_bytes()[16:])  # whole: a file cut short raises
 
 
 def _files(folder: Path) -> dict[str, bytes]:
