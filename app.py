@@ -630,7 +630,7 @@ def say_places(before: Game | None, after: Game | None, gained: bool = True) -> 
     other corner messages, as a table busy with the next play may miss it; the end of a game has its own banner.
     ``before`` and ``after``: the game before and after the event (the same game: a deal, or a deal taken back, says
     nothing), as :func:`standing` gives it. A place said so and then taken back (an undo, a verdict corrected to a
-    lie, here or in another window) is said too, and the message that gave it is closed: "Ann is out: place 1"
+    lie, here or in another window) is said too, and the message that gave it is closed: "Ann is out: 1st place"
     stayed up over the corrected verdict "Lie: Ann picks up 50 cards". ``gained`` off: only places taken back (a
     window that watched another give them said nothing of them)."""
     if before is None or after is None:
@@ -639,7 +639,7 @@ def say_places(before: Game | None, after: Game | None, gained: bool = True) -> 
     if after.rules.table is TableKind.RANKED and not before.over and then[:len(now)] == now:
         for place, name in enumerate(then[len(now):], start=len(now) + 1):
             flash("retract", place_text(name, place))
-            flash("toast_long", f"{name}'s place {place} is taken back.")
+            flash("toast_long", f"{name}'s {words.place_word(place)} is taken back.")
     if not gained or after.over or len(now) <= len(then) or now[:len(then)] != then:
         return
     for place, name in enumerate(now[len(then):], start=len(then) + 1):
@@ -660,7 +660,7 @@ def remember_standing(referee: Referee) -> None:
 
 def standing(referee: Referee, call: OpenCall | None) -> Game | None:
     """The game whose places stand: while a verdict is corrected (``call``, open with the first verdict's cards), the
-    one that verdict gave. A place is on hold while its cards are corrected, not taken back: "Ann's place 1 is taken
+    one that verdict gave. A place is on hold while its cards are corrected, not taken back: "Ann's 1st place is taken
     back" was said at the tap on "Correct the revealed cards", and her place given again when the cards stayed."""
     game = referee.state.game
     if call is None or call.original is None or game is None or call.at != len(referee.sitting.log):
@@ -672,7 +672,7 @@ def standing(referee: Referee, call: OpenCall | None) -> Game | None:
 
 
 def place_text(name: str, place: int) -> str:
-    return f"{name} is out: place {place}, +{RANKED_POINTS[place - 1]} points. Play goes on for the next places."
+    return f"{name} is out: {words.place_word(place)}, +{RANKED_POINTS[place - 1]} points. Play goes on for the next places."
 
 
 def act_from_state(kind: str, at: int, named: int | None = None) -> None:
@@ -2723,7 +2723,7 @@ def for_every_player() -> None:
     while (live.children.length > 5) live.firstElementChild.remove();  // read already: the log stays short
   };
   const usable = sel => [...document.querySelectorAll(sel)].find(b => !b.disabled && b.offsetParent !== null);
-  // what a tap did, held while its page is drawn and said after the verdict that page brings: "Ann is out: place 1"
+  // what a tap did, held while its page is drawn and said after the verdict that page brings: "Ann is out: 1st place"
   // came before "Honest: Ben picks up 50 cards", the verdict that put her out
   let held = [];
   const tick = () => {

@@ -462,7 +462,7 @@ def test_ranked_table_plays_on_for_places(db):
     assert game.places == ("Ann",) and not game.over
     assert "Cat's turn" in text(at)
     # said, for longer than other corner messages: only her tile changed, and a table busy with Ben's play may miss it
-    said = [t for t in at.toast if t.value == "Ann is out: place 1, +3 points. Play goes on for the next places."]
+    said = [t for t in at.toast if t.value == "Ann is out: 1st place, +3 points. Play goes on for the next places."]
     assert said and said[0].proto.duration >= 10, [t.proto for t in at.toast]
     play_many(at, 13)  # Cat plays out
     play_many(at, 13)  # Dan plays out; Cat's play stood
@@ -484,7 +484,7 @@ def retracted(at: AppTest) -> list[str]:
 
 
 def test_a_place_taken_back_by_a_correction_is_said_and_the_message_that_gave_it_is_closed(db):
-    """"Ann is out: place 1, +3 points" stayed up over the corrected verdict "Lie: Ann picks up 50 cards" (a
+    """"Ann is out: 1st place, +3 points" stayed up over the corrected verdict "Lie: Ann picks up 50 cards" (a
     browser check): nothing said the place was gone. While the cards are corrected the place is on hold, not taken
     back: said taken back at the tap on "Correct the revealed cards", it was given again when the cards stayed."""
     at = deal(open_app(), "Ann", "Ben", "Cat", rule_max_cards="any", rule_table=TableKind.RANKED)
@@ -495,7 +495,7 @@ def test_a_place_taken_back_by_a_correction_is_said_and_the_message_that_gave_it
     click(at, "cheat_Ben")
     click(at, "reveal_honest")
     click(at, "apply_verdict")
-    given = "Ann is out: place 1, +3 points. Play goes on for the next places."
+    given = "Ann is out: 1st place, +3 points. Play goes on for the next places."
     assert given in [t.value for t in at.toast] and stored_state(db).state.game.places == ("Ann",)
     click(at, "correct_verdict")
     assert not any("place" in t.value for t in at.toast) and retracted(at) == [], "on hold, not taken back"
@@ -506,7 +506,7 @@ def test_a_place_taken_back_by_a_correction_is_said_and_the_message_that_gave_it
     click(at, "reveal_add_9")
     click(at, "apply_verdict")
     assert "Lie: Ann picks up 50 cards" in text(at) and stored_state(db).state.game.places == ()
-    assert [t.value for t in at.toast if "place" in t.value] == ["Ann's place 1 is taken back."]
+    assert [t.value for t in at.toast if "place" in t.value] == ["Ann's 1st place is taken back."]
     assert retracted(at) == [given]
 
 
@@ -518,7 +518,7 @@ def test_a_place_taken_back_by_an_undo_is_said_with_the_undo(db):
     click(at, "nocall")  # it stands: place 1
     click(at, "undo")
     said = [t.value for t in at.toast]
-    assert "Ann's place 1 is taken back." in said and any(t.startswith("Took back") for t in said), said
+    assert "Ann's 1st place is taken back." in said and any(t.startswith("Took back") for t in said), said
 
 
 def ann_placed_first() -> AppTest:
@@ -542,11 +542,11 @@ def test_a_place_taken_back_in_another_window_is_said_and_closed_in_the_window_t
         click(other, key)
     at.run()
     said = [t.value for t in at.toast]
-    assert said[-2:] == ["Ann's place 1 is taken back.", "Another window corrected the cards of Ben's call: 9."], said
-    assert retracted(at) == ["Ann is out: place 1, +3 points. Play goes on for the next places."]
+    assert said[-2:] == ["Ann's 1st place is taken back.", "Another window corrected the cards of Ben's call: 9."], said
+    assert retracted(at) == ["Ann is out: 1st place, +3 points. Play goes on for the next places."]
 
 
-TAKEN_BACK = "Ann's place 1 is taken back."
+TAKEN_BACK = "Ann's 1st place is taken back."
 
 
 def ann_placed_by_an_honest_call() -> AppTest:
@@ -586,7 +586,7 @@ def test_a_place_taken_back_elsewhere_is_said_after_a_tap_of_this_window_made_st
 
 
 def test_a_deal_or_a_game_end_taken_back_says_no_place_again_or_taken_back(db):
-    """A deal taken back showed the game before it, and said "Ann is out: place 1" again, as news; a game's end
+    """A deal taken back showed the game before it, and said "Ann is out: 1st place" again, as news; a game's end
     taken back said its last place taken back, which no message had given (the game's banner said it)."""
     at = ann_placed_first()
     click(at, "nocall")  # Ann's place 1
