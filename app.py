@@ -498,10 +498,8 @@ def seen_since_last_event() -> bool:
 
 
 def note_event() -> None:
-    """An event this window recorded: acting taps wait for the page that shows it (:func:`seen_since_last_event`).
-    The "More cards" box starts again for the next play (see :func:`more_cards`)."""
+    """An event this window recorded: acting taps wait for the page that shows it (:func:`seen_since_last_event`)."""
     st.session_state["_acted"] = (st.session_state.get("_runs_drawn", 0), time.monotonic())
-    st.session_state["_more_cards_afresh"] = True
 
 
 def attempt_event(action: Callable[[], object]) -> bool:
@@ -1563,7 +1561,10 @@ def more_cards(shown_top: int, ranks: tuple[Rank, ...] | None, log_len: int) -> 
     whose button read "Play 11". It is started again by setting its value, which the browser's box then shows: a key
     taken away instead left the browser showing 11 under a button that read "Play 9", and played 11."""
     ss = st.session_state
-    afresh = ss.pop("_more_cards_afresh", False)
+    # for each play (the log's length), whichever window recorded the last: in a window that only watched, a number
+    # kept from the player before came under the next one's button
+    afresh = ss.get("_more_cards_for") != log_len
+    ss["_more_cards_for"] = log_len
     if afresh or not 1 <= ss.get("play_many_n", 0):
         ss["play_many_n"] = shown_top + 1
     if ranks is not None and (afresh or ss.get("play_many_rank") not in ranks):

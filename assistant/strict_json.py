@@ -1,6 +1,6 @@
 """JSON as the referee reads an event, from a transcript line or a stored row: stricter than Python's ``json``,
 which takes NaN and Infinity, numbers of any length, and a field given twice (as its last), none of which an event
-can mean. Every error it raises is a ValueError."""
+can mean. Every error it raises is a ValueError, but for a value nested too deeply (RecursionError)."""
 
 from __future__ import annotations
 

@@ -1091,6 +1091,18 @@ def test_the_more_cards_button_plays_the_number_it_says_and_no_other(db):
     assert errors(at) == ["Ben holds 17 cards and cannot play 99."] and len(stored_state(db).sitting.log) == 2
 
 
+def test_the_more_cards_box_starts_again_for_the_next_player_in_a_window_that_only_watched(db):
+    """The box started again only in the window that played: one that watched kept the number typed for the player
+    before under the next one's button (a review)."""
+    at = deal(open_app(), "Ann", "Ben", "Cat", rule_max_cards="any")
+    at.number_input(key="play_many_n").set_value(12).run()
+    other = reloaded(at)
+    other.number_input(key="play_many_n").set_value(12).run()
+    click(other, "play_many")  # Ann plays 12 from the other window
+    at.run()
+    assert at.number_input(key="play_many_n").value == 9 and at.button(key="play_many").label == "Play 9"
+
+
 def test_ranked_table_records_places_in_one_go(db):
     at = deal(open_app(), "Ann", "Ben", "Cat", rule_table=TableKind.RANKED)
     at.segmented_control[0].set_value("Match table").run()
