@@ -1130,7 +1130,8 @@ def hands_html(game, calling: bool = False, ends: bool = False) -> str:
         if name in game.places:
             classes.append("out")
             place = game.places.index(name) + 1
-            # a ranked table's places by their order ("winner", then "place 2", read as two kinds of tag)
+            # on a ranked table each place by its order, "1st place" first: "winner" beside "place 2" read as two
+            # kinds of tag
             tags.append(words.place_word(place) if game.rules.table is TableKind.RANKED else "winner")
         elif game.over and game.rules.table is TableKind.RANKED:  # beside the places, a tile with no word looked unfinished
             tags.append("no place")
