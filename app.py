@@ -1464,7 +1464,11 @@ def game_screen(referee: Referee) -> None:
         choices = ("Cheat! or nobody calls" if game.turn is None or last_play_ends_the_game(referee, game) else
                    f"Cheat!, nobody calls, or {words.name_html(game.turn)} plays on "
                    f"({esc(words.ranks_due(game.ranks_allowed))}){' or passes' if game.rules.passing else ''}")
-        st.markdown(f"<div class='cr-turn' role='heading' aria-level='1'>{words.name_html(claim.player)} played {last_cards(claim.count)}</div>"
+        four = referee.sitting.last_counted
+        # the hand emptied by a four laid out after the play, not by the play: "played their last cards" was untrue
+        done = (f"laid out four {esc(words.rank_plural(four.rank))}, the last cards of their hand"
+                if isinstance(four, FourOfAKind) and four.player == claim.player else f"played {last_cards(claim.count)}")
+        st.markdown(f"<div class='cr-turn' role='heading' aria-level='1'>{words.name_html(claim.player)} {done}</div>"
                     f"<div class='cr-due'>{choices}: {words.name_html(claim.player)} is out only if the play "
                     "survives</div>", unsafe_allow_html=True)
     elif game.turn is not None:

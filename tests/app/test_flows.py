@@ -640,6 +640,19 @@ def test_four_of_a_kind_may_be_laid_out_while_a_last_play_waits_for_its_call(db)
     assert "Maya laid out four 7s: those cards leave the game." in [t.value for t in at.toast]
 
 
+def test_a_hand_emptied_by_a_four_laid_out_after_the_play_is_not_said_emptied_by_the_play(db):
+    """Sam laid 22 of his 26 cards, then his last four while the play waited: the line said "Sam played their last
+    cards", which he had not (an audit)."""
+    at = deal(open_app(), "Sam", "Maya", rule_four=True, rule_max_cards="any")
+    play_many(at, 22)
+    at.selectbox(key="four_player").set_value("Sam").run()
+    at.selectbox(key="four_rank").set_value(Rank.SEVEN).run()
+    click(at, "four")
+    assert stored_state(db).state.game.hands["Sam"] == 0
+    assert "Sam laid out four 7s, the last cards of their hand" in text(at)
+    assert "Sam is out only if the play survives" in text(at) and "played their last" not in text(at)
+
+
 def test_a_four_refused_keeps_its_choices_and_says_nothing_of_a_four(db):
     """A code review: a four refused because another window had moved the game on was taken as recorded (the log had
     grown, by the other window's event), its choices cleared."""
