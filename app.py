@@ -953,17 +953,15 @@ def kept_seats() -> list[str]:
 
 def offered_table(referee: Referee) -> TableKind:
     """The table's kind a setup, and the match table's choice for games tapped in, offer (one choice, one key): a deal
-    taken back's (:attr:`Sitting.last_deal`), else the table's."""
-    last_deal, taken_back = referee.sitting.last_deal or (None, False)
-    return last_deal.rules.table if taken_back else referee.state.table.kind
+    taken back's (:attr:`Sitting.deal_taken_back`), else the table's."""
+    undone = referee.sitting.deal_taken_back
+    return undone.rules.table if undone is not None else referee.state.table.kind
 
 
 def setup_screen(referee: Referee) -> None:
     state = referee.state
     previous = state.game
-    last_deal, taken_back = referee.sitting.last_deal or (None, False)
-    # a deal taken back offers its own choices again (Sitting.last_deal); otherwise the last game's
-    undone = last_deal if taken_back else None
+    undone = referee.sitting.deal_taken_back  # offers its own choices again; otherwise the last game's
     default = (list(undone.players) if undone is not None else list(previous.players) if previous is not None
                else list(state.table.players))
     if "seats" not in st.session_state:
@@ -1016,7 +1014,7 @@ def setup_screen(referee: Referee) -> None:
                            f"{'game was' if tapped == 1 else 'games were'} recorded by a tap since the last deal here.")
         firsts = ["Dealer's left", "Chosen at random"]
         # the last deal's way (a first player is recorded only where one was drawn at random), for the next game too
-        drawn = last_deal is not None and last_deal.first is not None
+        drawn = (last_deal := referee.sitting.last_deal) is not None and last_deal.first is not None
         first_rule = st.radio("First player", firsts, horizontal=True,
                               key=kept_choice("rule_first", firsts, firsts[1] if drawn else firsts[0]))
 
@@ -2282,7 +2280,7 @@ def table_screen(referee: Referee) -> None:
     summary = st.empty()  # filled once the scoring is known: with no game finished, the one chosen below
     # the game's players; with no game (its deal undone, or none yet), those seated, then those of the table or of
     # the last deal made
-    last_dealt = next((e.players for e in reversed(referee.sitting.log) if isinstance(e, NewGame)), ())
+    last_dealt = last_deal.players if (last_deal := referee.sitting.last_deal) is not None else ()
     players = (tuple(state.game.players) if state.game is not None
                else tuple(st.session_state.get("seats") or table.players or last_dealt))
     st.subheader("Record a winner", anchor=False)

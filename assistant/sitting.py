@@ -125,16 +125,26 @@ class Sitting:
         return self._calls.records()
 
     @property
-    def last_deal(self) -> tuple[NewGame, bool] | None:
-        """The last deal in the log, and whether an undo has taken it back with nothing counted since (None where
-        nothing was dealt). A setup offers its players, dealer and rules again: after "Undo the deal", made to change
-        a seat or the dealer, the setup came back with the game before's choices, or none, and one tap on Deal played
-        under them. Once anything counts after it (the game before played on, a winner tapped in) it is history: its
-        dealer, offered still, ignored the deal passed on by two games tapped in since."""
-        at = next((i for i in range(len(self.log) - 1, -1, -1) if isinstance(self.log[i], NewGame)), None)
-        if at is None:
+    def last_deal(self) -> NewGame | None:
+        """The last deal in the log, counted or taken back (None where nothing was dealt): the players a match table
+        offers where no game is in play, and the way its first player was chosen, which the next setup keeps."""
+        at = self._last_deal_at()
+        return None if at is None else self.log[at]
+
+    @property
+    def deal_taken_back(self) -> NewGame | None:
+        """The last deal where an undo has taken it back with nothing counted since (else None). A setup offers its
+        players, dealer and rules again: after "Undo the deal", made to change a seat or the dealer, the setup came
+        back with the game before's choices, or none, and one tap on Deal played under them. Once anything counts after
+        it (the game before played on, a winner tapped in) it is history: its dealer, offered still, ignored the deal
+        passed on by two games tapped in since."""
+        at = self._last_deal_at()
+        if at is None or (self._counted_at and self._counted_at[-1] >= at):  # counted, it would be among them
             return None
-        return self.log[at], not self._counted_at or self._counted_at[-1] < at  # counted, it would be among them
+        return self.log[at]
+
+    def _last_deal_at(self) -> int | None:
+        return next((i for i in range(len(self.log) - 1, -1, -1) if isinstance(self.log[i], NewGame)), None)
 
     @property
     def last_counted(self) -> Event | None:
