@@ -180,19 +180,26 @@ def test_the_csv_file_for_a_spreadsheet_starts_with_a_byte_order_mark_so_excel_r
     assert data[3:].decode("utf-8") == referee.table_csv() and "Zoë" in referee.table_csv()
 
 
-@pytest.mark.parametrize("body", ["'{broken'", "'" + "[" * 100_000 + "]" * 100_000 + "'",
-                                  "'{\"event\": \"play\", \"player\": \"Ben\", \"count\": " + "9" * 5000 + "}'",
-                                  "X'7B22FF22'"])
-def test_a_damaged_event_row_is_reported_by_sitting_and_number(tmp_path, body):
+def with_event_1_stored_as(tmp_path, body: str) -> tuple[Path, int]:
+    """A sitting of a deal and a play whose stored row (event 1) is then set to ``body``, an SQL value, as a hand or a
+    damaged disk could leave it: the database and the sitting's number."""
     path = tmp_path / "r.sqlite3"
     referee = Referee.new(SqliteStore(path), "Friday")
     referee.record(NewGame(PLAYERS))
     referee.record(Play("Alice", 1))
-    db = sqlite3.connect(path)
-    db.execute(f"UPDATE events SET body = {body} WHERE seq = 1")
-    db.commit()
+    with closing(sqlite3.connect(path)) as db:
+        db.execute(f"UPDATE events SET body = {body} WHERE seq = 1")
+        db.commit()
+    return path, referee.sitting_id
+
+
+@pytest.mark.parametrize("body", ["'{broken'", "'" + "[" * 100_000 + "]" * 100_000 + "'",
+                                  "'{\"event\": \"play\", \"player\": \"Ben\", \"count\": " + "9" * 5000 + "}'",
+                                  "X'7B22FF22'"])
+def test_a_damaged_event_row_is_reported_by_sitting_and_number(tmp_path, body):
+    path, sitting_id = with_event_1_stored_as(tmp_path, body)
     with pytest.raises(StorageError, match="event 1 of sitting 1 .* is damaged"):
-        Referee(SqliteStore(path), referee.sitting_id)
+        Referee(SqliteStore(path), sitting_id)
 
 
 @pytest.mark.parametrize(("body", "why"), [
@@ -202,28 +209,15 @@ def test_a_damaged_event_row_is_reported_by_sitting_and_number(tmp_path, body):
 def test_a_stored_event_is_read_as_strictly_as_a_transcript_line(tmp_path, body, why):
     """A row edited by hand that gives a field twice was read as its last (a play of 4 here), where a transcript
     line saying the same is refused: the referee does not guess which was meant, in a file or in its database."""
-    path = tmp_path / "r.sqlite3"
-    referee = Referee.new(SqliteStore(path), "Friday")
-    referee.record(NewGame(PLAYERS))
-    referee.record(Play("Alice", 1))
-    db = sqlite3.connect(path)
-    db.execute(f"UPDATE events SET body = {body} WHERE seq = 1")
-    db.commit()
-    db.close()
+    path, sitting_id = with_event_1_stored_as(tmp_path, body)
     with pytest.raises(StorageError, match=f"event 1 of sitting 1 .* is damaged: {why}"):
-        Referee(SqliteStore(path), referee.sitting_id)
+        Referee(SqliteStore(path), sitting_id)
 
 
 def test_a_stored_event_the_rules_refuse_is_named_by_its_number(tmp_path):
-    path = tmp_path / "r.sqlite3"
-    referee = Referee.new(SqliteStore(path), "Friday")
-    referee.record(NewGame(PLAYERS))
-    referee.record(Play("Alice", 1))
-    db = sqlite3.connect(path)
-    db.execute("""UPDATE events SET body = '{"event": "play", "player": "Cara", "count": 1}' WHERE seq = 1""")
-    db.commit()
+    path, sitting_id = with_event_1_stored_as(tmp_path, """'{"event": "play", "player": "Cara", "count": 1}'""")
     with pytest.raises(StorageError, match="event 1 of sitting 1 cannot be replayed: it is Alice's turn, not Cara's"):
-        Referee(SqliteStore(path), referee.sitting_id)
+        Referee(SqliteStore(path), sitting_id)
 
 
 def test_a_sitting_name_damaged_on_disk_hides_no_other_sitting(tmp_path):
