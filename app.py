@@ -1428,9 +1428,10 @@ def game_screen(referee: Referee) -> None:
 
     claim = game.last_play
     verdict = game.last_call
+    last = referee.sitting.last_counted  # what an undo would take back
     # the verdict is news only while the call is what an undo would take back: after a pass or four of a
     # kind the last play and its call stay the same, but correcting them would undo the later action
-    verdict_fresh = verdict is not None and isinstance(referee.sitting.last_counted, Call)
+    verdict_fresh = verdict is not None and isinstance(last, Call)
 
     # The top line: whose turn and the rank due, or the winner.
     latest = state.table.rows[-1] if state.table.rows else None
@@ -1462,10 +1463,9 @@ def game_screen(referee: Referee) -> None:
         choices = ("Cheat! or nobody calls" if game.turn is None or last_play_ends_the_game(referee, game) else
                    f"Cheat!, nobody calls, or {words.name_html(game.turn)} plays on "
                    f"({esc(words.ranks_due(game.ranks_allowed))}){' or passes' if game.rules.passing else ''}")
-        four = referee.sitting.last_counted
         # the hand emptied by a four laid out after the play, not by the play: "played their last cards" was untrue
-        done = (f"laid out four {esc(words.rank_plural(four.rank))}, the last cards of their hand"
-                if isinstance(four, FourOfAKind) and four.player == claim.player else f"played {last_cards(claim.count)}")
+        done = (f"laid out four {esc(words.rank_plural(last.rank))}, the last cards of their hand"
+                if isinstance(last, FourOfAKind) and last.player == claim.player else f"played {last_cards(claim.count)}")
         st.markdown(f"<div class='cr-turn' role='heading' aria-level='1'>{words.name_html(claim.player)} {done}</div>"
                     f"<div class='cr-due'>{choices}: {words.name_html(claim.player)} is out only if the play "
                     "survives</div>", unsafe_allow_html=True)
@@ -1537,7 +1537,6 @@ def game_screen(referee: Referee) -> None:
         button(st, "Next game", key="next_game", type="primary", on_click=lambda: st.session_state.update(screen="Setup"))
 
     st.divider()
-    last = referee.sitting.last_counted
     # "U", not Ctrl+Z: Streamlit passes shortcuts with Ctrl through to a focused text box, where Ctrl+Z
     # undoes typing; a plain letter is never taken from one
     if call is not None and call.original is not None:
