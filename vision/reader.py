@@ -33,6 +33,7 @@ import math
 import os
 import re
 import warnings
+import zlib
 from collections import Counter, deque
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -297,7 +298,7 @@ def decode_picture(data: bytes) -> np.ndarray:
     says why not. The header is read first, by Pillow: a picture of more than MAX_PIXELS is refused before it is
     decoded, and so is a file whose header Pillow cannot read (OpenCV would decode some of those, a PNG with a damaged
     text chunk among them, at any size)."""
-    refused = _header_problem(io.BytesIO(data), len(data))
+    refused = _header_problem(io.BytesIO(data), len(data)) or _png_damage(io.BytesIO(data), len(data))
     if refused:
         raise ImageError(refused)
     try:
@@ -307,6 +308,42 @@ def decode_picture(data: bytes) -> np.ndarray:
     if arr is None:
         raise ImageError(_unreadable(data[:32], data[-16:], len(data), header_read=True))
     return arr
+
+
+#: The first bytes of every PNG. Its chunks follow: a 4-byte length, a 4-byte type, the data, and a CRC-32 of the type
+#: and the data.
+_PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def _png_damage(source: BinaryIO, size: int) -> str | None:
+    """Why a PNG (``source``, ``size`` bytes long) is damaged inside: the first chunk whose checksum fails, named; None
+    where every whole chunk checks, or where it is no PNG. libpng refuses such a file too, but it printed its own line
+    to the terminal ("libpng error: IDAT: CRC error") beside the reader's, which said only "not a readable image"
+    (and so did Pillow's refusal of a damaged chunk before the pixels). A chunk cut off by the file's end is left to
+    :func:`_cut_short`. Read a megabyte at a time: a damaged length can claim up to 4 GB."""
+    source.seek(0)
+    if source.read(len(_PNG)) != _PNG:
+        return None
+    at = len(_PNG)
+    while at + 12 <= size:
+        source.seek(at)
+        length = int.from_bytes(source.read(4), "big")
+        if at + 12 + length > size:
+            return None
+        kind = source.read(4)
+        crc = zlib.crc32(kind)
+        while length:
+            block = source.read(min(1 << 20, length))
+            if not block:  # the file grew shorter while it was read
+                return None
+            crc, length = zlib.crc32(block, crc), length - len(block)
+        if crc != int.from_bytes(source.read(4), "big"):
+            return (f"a PNG damaged inside ({size:,} bytes: its {kind.decode('ascii', 'replace')} data fails its "
+                    "checksum), as a faulty copy or disk leaves one")
+        if kind == b"IEND":
+            return None
+        at = source.tell()
+    return None
 
 
 def _unreadable(head: bytes, tail: bytes, size: int, header_read: bool = False) -> str:
@@ -361,6 +398,9 @@ def _header_problem(source: BinaryIO, size: int) -> str | None:
             pixels = int(found.group(1)) if found else MAX_PIXELS + 1
             said = f"{pixels:,} pixels"
         except Exception:
+            damaged = _png_damage(source, size)
+            if damaged:
+                return damaged
             source.seek(0)
             head = source.read(32)
             source.seek(max(0, size - 16))

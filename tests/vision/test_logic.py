@@ -134,6 +134,33 @@ def test_a_picture_of_another_kind_cut_short_is_said_to_be_an_incomplete_copy(tm
         load_image(cut)
 
 
+def _with_a_byte_flipped_in(png: bytes, chunk: bytes) -> bytes:
+    """``png`` with one byte of the first ``chunk``'s data flipped, its checksum left as it was."""
+    at = png.index(chunk) + 8
+    return png[:at] + bytes([png[at] ^ 0xFF]) + png[at + 1:]
+
+
+@pytest.mark.parametrize("chunk, given_as", [(b"IDAT", "file"), (b"IDAT", "bytes"), (b"tEXt", "file")])
+def test_a_png_damaged_inside_is_said_so_naming_its_chunk_and_libpng_prints_nothing(tmp_path, capfd, chunk, given_as):
+    """A PNG with a byte changed by a faulty copy was "not a readable image", and libpng printed its own line ("libpng
+    error: IDAT: CRC error") to the terminal beside the reader's; a damaged text chunk, which Pillow refuses in the
+    header, was as vague."""
+    from PIL import Image, PngImagePlugin
+
+    whole = tmp_path / "whole.png"
+    text = PngImagePlugin.PngInfo()
+    text.add_text("Comment", "the table's photo")
+    Image.fromarray(np.random.default_rng(0).integers(0, 256, (96, 128, 3), np.uint8)).save(whole, pnginfo=text)
+    damaged = tmp_path / "damaged.png"
+    damaged.write_bytes(_with_a_byte_flipped_in(whole.read_bytes(), chunk))
+    assert load_image(whole).shape == (96, 128, 3)
+    capfd.readouterr()
+    with pytest.raises(ImageError, match=f"^a PNG damaged inside \\({damaged.stat().st_size:,} bytes: its "
+                                         f"{chunk.decode()} data fails its checksum\\), as a faulty copy or disk"):
+        load_image(damaged if given_as == "file" else damaged.read_bytes())
+    assert capfd.readouterr().err == ""
+
+
 def test_an_empty_path_is_said_as_such_not_as_a_folder():
     """Path("") is ".", the folder the reader runs in: "a folder, not an image" named the wrong fault."""
     with pytest.raises(ImageError, match="^no image named: the path given is empty$"):
@@ -191,7 +218,7 @@ def test_a_large_png_whose_header_pillow_refuses_is_not_decoded_by_opencv_at_any
     ok, png = cv2.imencode(".png", np.zeros((9000, 12000), np.uint8))
     png = png.tobytes()
     text = struct.pack(">I", 3) + b"tEXtk\x00v" + b"\x00\x00\x00\x00"  # its checksum left at nought
-    with pytest.raises(ImageError, match="not a readable image"):
+    with pytest.raises(ImageError, match="a PNG damaged inside .*its tEXt data fails its checksum"):
         load_image(png[:33] + text + png[33:])
 
 
