@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import socket
 import sqlite3
 import statistics
@@ -369,6 +370,10 @@ def play_game(work: Path, shots: Path | None) -> dict:
         if result["reader"] and not automatic:
             # the camera's button puts in its reading or its guess, and says in a corner when it has none to offer
             run.tap("use_reading")
+            # its answer, the cards put in or a corner saying why none were, waited for: on a loaded machine the run
+            # that answers can begin after the tap's settle, and the cards it put in came after the line was read, in
+            # front of two tapped by hand ("A 9 A 9", pile 4)
+            run.first_visible(['[data-testid="stToast"]', "text=/Revealed: (?!none yet)/"])
             line = run.page.get_by_text("Revealed:").first.text_content()
             revealed = [] if "none yet" in line else sorted(line.split("Revealed:")[1].split())
             result["camera_revealed"] = revealed
@@ -392,7 +397,7 @@ def play_game(work: Path, shots: Path | None) -> dict:
                 result["verdict_from"] = "camera, after the first wait"
             else:
                 run.tap("reveal_add_9")
-                run.page.get_by_text("Revealed: A 9").first.wait_for(timeout=10_000)
+                run.page.get_by_text(re.compile(r"Revealed: A 9$")).first.wait_for(timeout=10_000)
                 run.shot(shots, "call.png")
                 run.tap("apply_verdict")
                 run.see("picks up")
