@@ -18,7 +18,6 @@ import sys
 import time
 import uuid
 import zlib
-from collections import Counter
 from pathlib import Path
 from typing import Callable
 
@@ -50,7 +49,7 @@ from assistant import (  # noqa: E402
 from assistant.cards import card_count, last_cards  # noqa: E402
 from assistant.game import next_dealer, ranked_places_most, seen_conflict, standing_counts, tapped_since_a_deal  # noqa: E402
 from assistant.referee import Referee  # noqa: E402
-from assistant.rules import RANKED_POINTS, CountRule, Order, TableKind  # noqa: E402
+from assistant.rules import CountRule, Order, TableKind  # noqa: E402
 from assistant.storage import (DATA_SETTING, DB_SETTING, MAX_SITTING_NAME, CalledFirst, CallChanged,  # noqa: E402
                                CallOpenElsewhere, MovedOn, OpenCall, SqliteStore, StaleSitting, default_db_path,
                                sitting_name)
@@ -564,7 +563,7 @@ def say_what_another_window_did(referee: Referee, sitting_key: str) -> None:
         stored = referee.open_call()
     except StorageError:
         return  # the page's run says what is wrong with the database
-    said = [*call_ended_elsewhere(held, events, stored, new), *undone_elsewhere(taken, stored)]
+    said = [*words.call_ended_elsewhere(held, events, stored, new), *words.undone_elsewhere(taken, stored)]
     if ss.get("screen") == "Match table":  # no turn or winner's line says it here, as on the game screen
         said += [f"Another window recorded game {row.number}: {words.result_text(row)}."
                  for row in referee.state.table.rows[rows:] if new]
@@ -572,55 +571,6 @@ def say_what_another_window_did(referee: Referee, sitting_key: str) -> None:
         say_places(before, standing(referee, stored), gained=False)  # a place this window said, taken back there
     for text in said:  # after it: the corner shows the latest first, as it shows "Took back ..." over its place
         flash("toast", text)
-
-
-def call_ended_elsewhere(held: OpenCall | None, events: int, stored: OpenCall | None, new: list) -> list[str]:
-    """What became of the call this window showed (``held``, on the log's first ``events`` events), where another
-    window ended it: cancelled (no event says so: the call is gone, and no verdict came), or, for a correction, its
-    cards kept or corrected. A verdict given on a call needs no words: the page shows it."""
-    if held is None or held.at != events or (stored is not None and (stored.at, stored.caller) == (held.at, held.caller)):
-        return []
-    verdict = new[0] if new and isinstance(new[0], Call) and new[0].caller == held.caller else None
-    if held.original is None:
-        return [] if verdict is not None else [
-            f"Another window cancelled {held.caller}'s call: the play stands, and may be called."]
-    return [] if verdict is None else [correction_ended(held.caller, held.original, verdict.revealed, seen_open=True)]
-
-
-def correction_ended(caller: str, first: tuple[Rank, ...], given: tuple[Rank, ...], seen_open: bool) -> str:
-    """A correction another window ended, with the cards ``given`` against the ``first`` verdict's; ``seen_open``:
-    whether this window showed it open (if not, the verdict kept is said again without its reopening seen)."""
-    if given != first:
-        return f"Another window corrected the cards of {caller}'s call: {words.cards_shown(given, ', ')}."
-    if seen_open:
-        return f"Another window kept the first verdict on {caller}'s call."
-    return f"Another window reopened {caller}'s call and kept its first verdict."
-
-
-def undone_elsewhere(taken: list, stored: OpenCall | None) -> list[str]:
-    """What another window's undos took back (``taken``: :meth:`Sitting.catch_up`'s pairs), in order: a verdict
-    taken back and given again is a correction, said as one, or as kept where its cards stayed (the verdict is said
-    again); one taken back and open again with its cards is a correction under way."""
-    said: list[str] = []
-    plain: list = []
-
-    def took_back() -> None:
-        if plain:
-            said.append(f"Another window took back {', then '.join(map(words.taken_back, plain))}.")
-            plain.clear()
-
-    for i, (event, then) in enumerate(taken):
-        if isinstance(event, Call) and isinstance(then, Call) and then.caller == event.caller:
-            took_back()  # a verdict kept is recorded anew, and said again: said why
-            said.append(correction_ended(event.caller, event.revealed, then.revealed, seen_open=False))
-        elif (i == len(taken) - 1 and isinstance(event, Call) and then is None and stored is not None
-              and (stored.caller, stored.original) == (event.caller, event.revealed)):
-            took_back()
-            said.append(f"Another window is correcting the cards of {event.caller}'s call.")
-        else:
-            plain.append(event)
-    took_back()
-    return said
 
 
 def say_places(before: Game | None, after: Game | None, gained: bool = True) -> None:
@@ -636,12 +586,12 @@ def say_places(before: Game | None, after: Game | None, gained: bool = True) -> 
     then, now = before.places, after.places
     if after.rules.table is TableKind.RANKED and not before.over and then[:len(now)] == now:
         for place, name in enumerate(then[len(now):], start=len(now) + 1):
-            flash("retract", place_text(name, place))
+            flash("retract", words.place_text(name, place))
             flash("toast_long", f"{name}'s {words.place_word(place)} is taken back.")
     if not gained or after.over or len(now) <= len(then) or now[:len(then)] != then:
         return
     for place, name in enumerate(now[len(then):], start=len(then) + 1):
-        flash("toast_long", place_text(name, place))
+        flash("toast_long", words.place_text(name, place))
 
 
 def remember_standing(referee: Referee) -> None:
@@ -667,10 +617,6 @@ def standing(referee: Referee, call: OpenCall | None) -> Game | None:
         return referee.sitting.preview(Call(call.caller, call.original)).game
     except CheatError:
         return game
-
-
-def place_text(name: str, place: int) -> str:
-    return f"{name} is out: {words.place_word(place)}, +{RANKED_POINTS[place - 1]} points. Play goes on for the next places."
 
 
 def act_from_state(kind: str, at: int, named: int | None = None) -> None:
@@ -732,16 +678,6 @@ def current_sitting(store: SqliteStore):
     return sittings, chosen
 
 
-def sitting_names(sittings) -> dict[int, str]:
-    """Each sitting as the sidebar lists it: its name and day; where another of that name began the same day (two
-    "Tonight (2026-12-06)" could not be told apart), its number and the time it began too."""
-    began = {s.id: words.local_moment(s.created) for s in sittings}
-    day = {s.id: f"{s.name} ({began[s.id][0]})" for s in sittings}
-    same = Counter(day.values())
-    return {s.id: day[s.id] if same[day[s.id]] == 1 else f"{s.name} (no. {s.id}, {' '.join(began[s.id]).rstrip()})"
-            for s in sittings}
-
-
 def sittings_listed(sittings) -> tuple[tuple[int, str], ...]:
     """The sittings as the sidebar lists them, by number and name: what another window may change under it."""
     return tuple((s.id, s.name) for s in sittings)
@@ -752,7 +688,7 @@ def sidebar(store: SqliteStore, sittings, chosen) -> None:
         st.header("Sitting", anchor=False)
         if sittings:
             ids = [s.id for s in sittings]
-            names = sitting_names(sittings)
+            names = words.sitting_names(sittings)
             index = ids.index(chosen.id) if chosen is not None else len(ids) - 1
             # a new box when a name changes: the box kept showing the old name of the sitting chosen after a rename
             listed = zlib.crc32(repr(sittings_listed(sittings)).encode())
@@ -1258,7 +1194,7 @@ def undo_in_call(call: OpenCall) -> None:
         if reveal_edit("back"):
             flash("toast", f"Took back the last card ({words.card_word(call.revealed[-1])}).")
     elif cancel_call(call):
-        flash("toast", f"Took back {call.caller}'s call: the play stands, and may be called.")
+        flash("toast", f"Took back {call.caller}'s call: {words.PLAY_STANDS}.")
 
 
 def cancel_call(call: OpenCall) -> bool:
@@ -1273,7 +1209,7 @@ def cancel_tapped(call: OpenCall) -> None:
     """Cancel the call from its button, and say so in the corner: a tap there by mistake left the table to find out
     from the screen that the call was gone, where an Undo that cancels it says so."""
     if cancel_call(call):
-        flash("toast", f"Cancelled {call.caller}'s call: the play stands, and may be called.")
+        flash("toast", f"Cancelled {call.caller}'s call: {words.PLAY_STANDS}.")
 
 
 def keep_first_verdict(call: OpenCall) -> None:
@@ -1549,7 +1485,7 @@ def game_screen(referee: Referee) -> None:
         # play called (a wrong caller tapped, then Undo, lost the play too; the play is undone with the call gone)
         label, what = ((f"Undo the last card ({words.card_word(call.revealed[-1])})", "Takes back the last card tapped in")
                        if call.revealed else
-                       (f"Undo {call.caller}'s call", "Nobody turns the cards up: the play stands, and may be called again"))
+                       (f"Undo {call.caller}'s call", f"Nobody turns the cards up: {words.PLAY_STANDS} again"))
         button(st, label, key="undo", help=f"{what} (key U)", on_click=undo_in_call, args=(call,), shortcut="U")
     else:
         label = "Undo" if last is None else words.undo_label(last)
@@ -1747,12 +1683,6 @@ def call_panel(referee: Referee, game, call: OpenCall) -> None:
                width="stretch")
 
 
-def unspoken(shown: str) -> str:
-    """HTML ``shown`` on the screen and not to a screen reader: what the page says to one in words of its own (an
-    alert), which a screen reader reading the whole page said twice."""
-    return f"<span aria-hidden='true'>{shown}</span>"
-
-
 def revealed_so_far(game, caller: str, claim, call: OpenCall) -> None:
     """The cards tapped in, what they would make the verdict, and the button that applies it: above the rank
     buttons, where a laptop's screen shows it without scrolling, and in one place whether or not cards are in
@@ -1771,46 +1701,27 @@ def revealed_so_far(game, caller: str, claim, call: OpenCall) -> None:
     except CheatError as error:  # five aces from one deck: the table tapped one too many, or the wrong rank
         lead = "These cards cannot be right: " if isinstance(error, ImpossibleReveal) else ""
         alert = esc(words.sentence(lead + str(error)))
-        line = unspoken(alert)
+        line = words.unspoken(alert)
     else:
-        line = if_these_are_the_cards(game, claim, revealed, verdict)
+        line = words.if_these_are_the_cards(game, claim, revealed, verdict)
         misfit = seen_conflict(game, claim.player, revealed) if revealed else None
         if misfit is not None:
             why = "If they are right, an earlier reveal was entered wrong, and the referee goes by these."
             alert = esc(f"These cards do not fit what the table saw: {misfit}. {why}")
             # in the two lines first that the cards need a look, then what Apply would do; why, after them (it scrolls)
-            line = (f"{unspoken('Check these cards: they do not fit what the table saw.')} {line}. "
-                    f"{unspoken(f'Why: {esc(misfit)}. {esc(why)}')}")
+            line = (f"{words.unspoken('Check these cards: they do not fit what the table saw.')} {line}. "
+                    f"{words.unspoken(f'Why: {esc(misfit)}. {esc(why)}')}")
     # one height, two lines, whatever it says (the CSS), a warning too (smaller, and scrolled): on a laptop the rank
     # buttons are under it. "1 of the 2 claimed" after the first card tapped in, on the line above, moved them down
     # 36 px and back at the next; a warning or an error in a box of its own moved them by its height, under the tap
     # that went after the card that brought it (a fifth ace, and "Back one card" was not where it had been)
     check = bool(alert)
     if check:
-        line = (f"<span class='cr-checkthem'>{unspoken('⚠')} {line}</span>"
+        line = (f"<span class='cr-checkthem'>{words.unspoken('⚠')} {line}</span>"
                 f"<span class='cr-sr' role='alert'>{alert}</span>")
     st.markdown(f"<div class='cr-sub cr-ifline{' cr-check' if check else ''}'>{line}</div>", unsafe_allow_html=True)
     button(st, "Apply the verdict", key="apply_verdict", type="primary", disabled=verdict is None, on_click=settle,
               args=(call, revealed))
-
-
-def if_these_are_the_cards(game, claim, revealed: tuple[Rank, ...], verdict) -> str:
-    """The line under the cards tapped in, in HTML: what to tap, or the verdict they would make (with, while fewer
-    than claimed are in, that Apply waits for every card laid)."""
-    if verdict is None:
-        return "Tap the ranks of the cards as they lie face up."
-    wait = "Apply once every card laid is in. " if len(revealed) < claim.count else ""
-    return (f"{wait}If these are the cards: <b>{esc(verdict.announcement())}</b>"
-            f"{esc(pile_corrected(game, verdict))}")
-
-
-def pile_corrected(game, verdict) -> str:
-    """Why the verdict's number differs from the pile shown, where the cards revealed are not as many as claimed:
-    "Dev picks up 28 cards" beside a pile of 40 read like the referee's mistake. Empty where they are as many."""
-    corrected = words.count_corrected(verdict.claim, len(verdict.revealed), brief=True)
-    # in few words: the line is two lines high, and said in full ("the other 2 go back to Bartholomew Kent's hand;
-    # the pile holds 22, not 24") the end of it lay out of sight, in a box that scrolls without showing it does
-    return f" ({corrected}; pile {verdict.cards}, not {game.pile})" if corrected else ""
 
 
 def _could_be_honest(game, caller: str, claim) -> bool:

@@ -5,13 +5,15 @@ from __future__ import annotations
 import html
 import re
 import unicodedata
+from collections import Counter
 from datetime import datetime, timezone
 from typing import Collection, Iterable
 
-from assistant import Call, Claim, FourOfAKind, NewGame, NoCall, Pass, Play, Rank, Winner
+from assistant import Call, Claim, FourOfAKind, Game, NewGame, NoCall, Pass, Play, Rank, Verdict, Winner
 from assistant.cards import card_count
 from assistant.rules import RANKED_POINTS, CountRule, Order, TableKind
 from assistant.seen import Seen, where
+from assistant.storage import OpenCall, SittingInfo
 
 _NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
             "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty")
@@ -36,6 +38,10 @@ TABLE_LABELS = {
     TableKind.RANKED: "Ranked: play on for places, 3-2-1 points",
 }
 MAX_CARDS_LABELS = {4: "1 to 4 cards", None: "Any number", 1: "Exactly one"}
+
+#: What a call ended without its cards turned up leaves, in every way it ends so (an undo, a cancel, another window's
+#: cancel, the Undo button's help): one wording, so the table hears the same thing whichever way it went.
+PLAY_STANDS = "the play stands, and may be called"
 
 
 def number(n: int) -> str:
@@ -130,6 +136,12 @@ def place_word(place: int) -> str:
     return f"{place}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(place, 'th')} place"
 
 
+def place_text(name: str, place: int) -> str:
+    """A player gone out on a ranked table while play goes on, as the corner says it (and closes it, by these very
+    words, when the place is taken back)."""
+    return f"{name} is out: {place_word(place)}, +{RANKED_POINTS[place - 1]} points. Play goes on for the next places."
+
+
 def places_text(places: tuple[str, ...]) -> str:
     """'1. Ann +3 · 2. Cat +2 · 3. Dan +1': ranked places with the points each earns."""
     return _left_to_right(places, " · ".join(f"{i + 1}. {isolated(p)} +{points}"
@@ -179,6 +191,53 @@ def taken_back(event) -> str:
     """What an undo took back, as "Took back ..." says it: "Maya's play", "the deal"."""
     return undo_label(event).removeprefix("Undo ")
 
+
+def call_ended_elsewhere(held: OpenCall | None, events: int, stored: OpenCall | None, new: list) -> list[str]:
+    """What became of the call this window showed (``held``, on the log's first ``events`` events), where another
+    window ended it: cancelled (no event says so: the call is gone, and no verdict came), or, for a correction, its
+    cards kept or corrected. A verdict given on a call needs no words: the page shows it."""
+    if held is None or held.at != events or (stored is not None and (stored.at, stored.caller) == (held.at, held.caller)):
+        return []
+    verdict = new[0] if new and isinstance(new[0], Call) and new[0].caller == held.caller else None
+    if held.original is None:
+        return [] if verdict is not None else [f"Another window cancelled {held.caller}'s call: {PLAY_STANDS}."]
+    return [] if verdict is None else [correction_ended(held.caller, held.original, verdict.revealed, seen_open=True)]
+
+
+def correction_ended(caller: str, first: tuple[Rank, ...], given: tuple[Rank, ...], seen_open: bool) -> str:
+    """A correction another window ended, with the cards ``given`` against the ``first`` verdict's; ``seen_open``:
+    whether this window showed it open (if not, the verdict kept is said again without its reopening seen)."""
+    if given != first:
+        return f"Another window corrected the cards of {caller}'s call: {cards_shown(given, ', ')}."
+    if seen_open:
+        return f"Another window kept the first verdict on {caller}'s call."
+    return f"Another window reopened {caller}'s call and kept its first verdict."
+
+
+def undone_elsewhere(taken: list, stored: OpenCall | None) -> list[str]:
+    """What another window's undos took back (``taken``: :meth:`Sitting.catch_up`'s pairs), in order: a verdict
+    taken back and given again is a correction, said as one, or as kept where its cards stayed (the verdict is said
+    again); one taken back and open again with its cards is a correction under way."""
+    said: list[str] = []
+    plain: list = []
+
+    def took_back() -> None:
+        if plain:
+            said.append(f"Another window took back {', then '.join(map(taken_back, plain))}.")
+            plain.clear()
+
+    for i, (event, then) in enumerate(taken):
+        if isinstance(event, Call) and isinstance(then, Call) and then.caller == event.caller:
+            took_back()  # a verdict kept is recorded anew, and said again: said why
+            said.append(correction_ended(event.caller, event.revealed, then.revealed, seen_open=False))
+        elif (i == len(taken) - 1 and isinstance(event, Call) and then is None and stored is not None
+              and (stored.caller, stored.original) == (event.caller, event.revealed)):
+            took_back()
+            said.append(f"Another window is correcting the cards of {event.caller}'s call.")
+        else:
+            plain.append(event)
+    took_back()
+    return said
 
 def sentence(text: str) -> str:
     """A message of the core ("a sitting needs a name") as a sentence on screen: capital first, full stop last."""
@@ -232,6 +291,30 @@ def name_html(name: str, after: str = "") -> str:
     return " ".join(f"<span class='cr-nb'>{word}</span>" for word in words)
 
 
+def unspoken(shown: str) -> str:
+    """HTML ``shown`` on the screen and not to a screen reader: what the page says to one in words of its own (an
+    alert), which a screen reader reading the whole page said twice."""
+    return f"<span aria-hidden='true'>{shown}</span>"
+
+
+def if_these_are_the_cards(game: Game, claim: Claim, revealed: tuple[Rank, ...], verdict: Verdict | None) -> str:
+    """The line under the cards tapped in, in HTML: what to tap, or the verdict they would make (with, while fewer
+    than claimed are in, that Apply waits for every card laid)."""
+    if verdict is None:
+        return "Tap the ranks of the cards as they lie face up."
+    wait = "Apply once every card laid is in. " if len(revealed) < claim.count else ""
+    return (f"{wait}If these are the cards: <b>{esc(verdict.announcement())}</b>"
+            f"{esc(pile_corrected(game, verdict))}")
+
+
+def pile_corrected(game: Game, verdict: Verdict) -> str:
+    """Why the verdict's number differs from the pile shown, where the cards revealed are not as many as claimed:
+    "Dev picks up 28 cards" beside a pile of 40 read like the referee's mistake. Empty where they are as many."""
+    corrected = count_corrected(verdict.claim, len(verdict.revealed), brief=True)
+    # in few words: the line is two lines high, and said in full ("the other 2 go back to Bartholomew Kent's hand;
+    # the pile holds 22, not 24") the end of it lay out of sight, in a box that scrolls without showing it does
+    return f" ({corrected}; pile {verdict.cards}, not {game.pile})" if corrected else ""
+
 def local_moment(created: str) -> tuple[str, str]:
     """The day and the time (HH:MM) a sitting began, on this machine's clock. The database keeps UTC, one order for
     every machine; shown as such, a sitting begun on a Friday evening in New York was listed and saved as Saturday's.
@@ -243,6 +326,16 @@ def local_moment(created: str) -> tuple[str, str]:
     except (ValueError, OverflowError):
         return created, ""
     return local.strftime("%Y-%m-%d"), local.strftime("%H:%M")
+
+
+def sitting_names(sittings: Collection[SittingInfo]) -> dict[int, str]:
+    """Each sitting as the sidebar lists it: its name and day; where another of that name began the same day (two
+    "Tonight (2026-12-06)" could not be told apart), its number and the time it began too."""
+    began = {s.id: local_moment(s.created) for s in sittings}
+    day = {s.id: f"{s.name} ({began[s.id][0]})" for s in sittings}
+    same = Counter(day.values())
+    return {s.id: day[s.id] if same[day[s.id]] == 1 else f"{s.name} (no. {s.id}, {' '.join(began[s.id]).rstrip()})"
+            for s in sittings}
 
 
 def file_name(sitting: str, day: str, what: str) -> str:

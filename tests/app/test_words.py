@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import time
 
-from assistant import Call, NewGame, Pass, Play, Rank, Undo, Winner
+from assistant import Call, NewGame, Pass, Play, Rank, Sitting, Undo, Winner, verdict_for
 from assistant.game import Claim
 from assistant.seen import SeenCards
+from assistant.storage import OpenCall, SittingInfo
 from ui import words
 
 
@@ -34,6 +35,44 @@ def test_undo_names_what_it_takes_back():
     assert words.undo_label(Winner("Sam")) == "Undo the result recorded for Sam"
     assert words.undo_label(Winner(places=("Sam", "Maya"))) == "Undo the result recorded for Sam, Maya"
     assert words.undo_label(Undo()) == "Undo the last action"
+
+
+def test_a_call_another_window_cancelled_is_said_and_one_it_settled_is_not():
+    """A window that showed Ben's call saw it vanish without a word where another window cancelled it; the verdict
+    another window gave needs none (the page shows it), nor does a call still open there."""
+    held = OpenCall(at=5, caller="Ben")
+    assert words.call_ended_elsewhere(held, 5, None, []) == [
+        "Another window cancelled Ben's call: the play stands, and may be called."]
+    assert words.call_ended_elsewhere(held, 5, None, [Call("Ben", (Rank.ACE,))]) == []
+    assert words.call_ended_elsewhere(held, 5, held, []) == []  # still open there
+    assert words.call_ended_elsewhere(held, 4, None, []) == []  # shown on another point of the game
+    assert words.call_ended_elsewhere(None, 5, None, []) == []
+
+
+def test_a_correction_another_window_ended_says_whether_its_cards_were_kept_or_corrected():
+    held = OpenCall(at=5, caller="Ben", revealed=(Rank.ACE,), original=(Rank.ACE,))
+    assert words.call_ended_elsewhere(held, 5, None, [Call("Ben", (Rank.ACE, Rank.TWO))]) == [
+        "Another window corrected the cards of Ben's call: A, 2."]
+    assert words.call_ended_elsewhere(held, 5, None, [Call("Ben", (Rank.ACE,))]) == [
+        "Another window kept the first verdict on Ben's call."]
+    assert words.call_ended_elsewhere(held, 5, None, []) == []  # a correction given up there is its verdict kept
+    assert words.correction_ended("Ben", (Rank.ACE,), (Rank.ACE,), seen_open=False) == (
+        "Another window reopened Ben's call and kept its first verdict.")
+
+
+def test_another_windows_undos_are_said_in_order_and_a_verdict_given_again_as_a_correction():
+    """A verdict taken back and given again there is a correction, not "took back Ben's call and its verdict"; the
+    plain undos around it are said in one sentence each side of it."""
+    first, again = Call("Ben", (Rank.ACE,)), Call("Ben", (Rank.FIVE,))
+    taken = [(Play("Ann", 1), None), (first, again), (Pass("Cara"), None), (NewGame(("Ann", "Ben")), None)]
+    assert words.undone_elsewhere(taken, None) == [
+        "Another window took back Ann's play.",
+        "Another window corrected the cards of Ben's call: 5.",
+        "Another window took back Cara's pass, then the deal."]
+    correcting = OpenCall(at=7, caller="Ben", revealed=(Rank.ACE,), original=(Rank.ACE,))
+    assert words.undone_elsewhere([(first, None)], correcting) == [
+        "Another window is correcting the cards of Ben's call."]
+    assert words.undone_elsewhere([(first, None)], None) == ["Another window took back Ben's call and its verdict."]
 
 
 def test_the_honest_shortcut_reads_as_said_for_one_two_or_more_cards():
@@ -108,11 +147,74 @@ def test_a_reveal_of_fewer_or_more_cards_than_claimed_says_where_the_difference_
     assert words.count_corrected(three, 5, brief=True) == "5 laid, not 3: 2 more out of Cara's hand"
 
 
+def _called(player: str, count: int) -> Sitting:
+    """A sitting where ``player`` has just played ``count`` cards, first of three, and Ben may call."""
+    table = Sitting()
+    table.apply(NewGame((player, "Ben", "Cara")))
+    table.apply(Play(player, count))
+    return table
+
+
+def test_the_line_under_the_cards_tapped_in_says_what_to_tap_then_the_verdict_they_would_make_escaped():
+    """While fewer than claimed are in, Apply waits for the rest; a name is escaped, as it is text in HTML."""
+    game = _called("A<n>", 3).state.game
+    assert words.if_these_are_the_cards(game, game.last_play, (), None) == (
+        "Tap the ranks of the cards as they lie face up.")
+    three = (Rank.ACE,) * 3
+    assert words.if_these_are_the_cards(game, game.last_play, three, verdict_for(game, "Ben", three)) == (
+        "If these are the cards: <b>Honest: Ben picks up 3 cards</b>")
+    one = (Rank.ACE,)
+    assert words.if_these_are_the_cards(game, game.last_play, one, verdict_for(game, "Ben", one)) == (
+        "Apply once every card laid is in. If these are the cards: <b>Lie: A&lt;n&gt; picks up 1 card</b> "
+        "(1 laid, not 3: 2 back to A&lt;n&gt;&#x27;s hand; pile 1, not 3)")
+
+
+def test_a_verdict_on_fewer_cards_than_claimed_says_why_its_pile_is_not_the_pile_shown():
+    """"Dev picks up 28 cards" beside a pile of 40 read like the referee's mistake."""
+    game = _called("Dev", 3).state.game
+    assert words.pile_corrected(game, verdict_for(game, "Ben", (Rank.ACE,))) == (
+        " (1 laid, not 3: 2 back to Dev's hand; pile 1, not 3)")
+    assert words.pile_corrected(game, verdict_for(game, "Ben", (Rank.ACE,) * 3)) == ""
+
+
+def test_what_the_page_says_in_words_of_its_own_is_hidden_from_a_screen_reader():
+    assert words.unspoken("⚠") == "<span aria-hidden='true'>⚠</span>"
+
+
+def test_a_place_given_on_a_ranked_table_says_its_points_and_that_play_goes_on():
+    """The very words a place taken back closes again: they must not change between the two."""
+    assert words.place_text("Ann", 1) == "Ann is out: 1st place, +3 points. Play goes on for the next places."
+    assert words.place_text("Ben", 2) == "Ben is out: 2nd place, +2 points. Play goes on for the next places."
+
+
 def test_a_download_is_named_after_its_sitting_and_day_in_characters_every_system_takes():
     assert words.file_name("Friday at Maya's", "2026-12-07", "calls.csv") == "Friday at Maya's 2026-12-07 calls.csv"
     assert words.file_name('Zoë: "finals" 1/2', "2026-12-07", "game log.jsonl") == \
         "Zoë- -finals- 1-2 2026-12-07 game log.jsonl"
     assert words.file_name(".. Tonight  *", "2026-12-07", "match table.csv") == "Tonight - 2026-12-07 match table.csv"
+
+
+def test_two_sittings_of_one_name_begun_the_same_day_are_told_apart_by_number_and_time(monkeypatch):
+    """Two "Tonight (2026-12-04)" in the sidebar could not be told apart; one of another name, or of another day,
+    keeps its name and day alone. The day is this machine's: 02:30 UTC is the evening before in New York."""
+    monkeypatch.setenv("TZ", "EST5")
+    time.tzset()
+    try:
+        sittings = [SittingInfo(1, "Tonight", "2026-12-05T02:30:00+00:00", 0),
+                    SittingInfo(2, "Tonight", "2026-12-05T03:45:00+00:00", 0),
+                    SittingInfo(3, "Tonight", "2026-12-05T12:00:00+00:00", 0),
+                    SittingInfo(4, "Finals", "2026-12-05T03:00:00+00:00", 0)]
+        assert words.sitting_names(sittings) == {
+            1: "Tonight (no. 1, 2026-12-04 21:30)",
+            2: "Tonight (no. 2, 2026-12-04 22:45)",
+            3: "Tonight (2026-12-05)",
+            4: "Finals (2026-12-04)"}
+        # a time that cannot be read is shown as written, with no time after it
+        assert words.sitting_names([SittingInfo(5, "Bad", "yesterday", 0), SittingInfo(6, "Bad", "yesterday", 0)]) == {
+            5: "Bad (no. 5, yesterday)", 6: "Bad (no. 6, yesterday)"}
+    finally:
+        monkeypatch.undo()
+        time.tzset()
 
 
 def test_a_sitting_began_on_this_machines_day_and_time_not_utcs(monkeypatch):
