@@ -47,7 +47,8 @@ from assistant import (  # noqa: E402
     verdict_for,
 )
 from assistant.cards import card_count, last_cards  # noqa: E402
-from assistant.game import next_dealer, ranked_places_most, seen_conflict, standing_counts, tapped_since_a_deal  # noqa: E402
+from assistant.game import (could_be_honest, next_dealer, places_gained, places_taken_back,  # noqa: E402
+                             ranked_places_most, seen_conflict, standing_counts, tapped_since_a_deal)
 from assistant.referee import Referee  # noqa: E402
 from assistant.rules import CountRule, Order, TableKind  # noqa: E402
 from assistant.storage import (DATA_SETTING, DB_SETTING, MAX_SITTING_NAME, CalledFirst, CallChanged,  # noqa: E402
@@ -554,7 +555,7 @@ def say_what_another_window_did(referee: Referee, sitting_key: str) -> None:
     held: OpenCall | None = ss.get("call")  # this window's own cancel or verdict lets go of its call first
     events, rows = len(shown.sitting.log), len(shown.state.table.rows)
     kept = ss.get("_standing")
-    before = kept[1] if kept is not None and kept[0] == sitting_key else standing(shown, held)
+    before = kept[1] if kept is not None and kept[0] == sitting_key else shown.game_standing(held)
     taken = shown.sitting.catch_up(referee.sitting.log)  # this window's own events are in its log already
     new = referee.sitting.log[events:] if len(shown.sitting.log) == len(referee.sitting.log) > events else []
     if not new and held is None:
@@ -568,7 +569,7 @@ def say_what_another_window_did(referee: Referee, sitting_key: str) -> None:
         said += [f"Another window recorded game {row.number}: {words.result_text(row)}."
                  for row in referee.state.table.rows[rows:] if new]
     if not any(isinstance(event, NewGame) for event in new) and not any(isinstance(e, NewGame) for e, _ in taken):
-        say_places(before, standing(referee, stored), gained=False)  # a place this window said, taken back there
+        say_places(before, referee.game_standing(stored), gained=False)  # a place this window said, taken back there
     for text in said:  # after it: the corner shows the latest first, as it shows "Took back ..." over its place
         flash("toast", text)
 
@@ -577,20 +578,18 @@ def say_places(before: Game | None, after: Game | None, gained: bool = True) -> 
     """A player gone out on a ranked table while play goes on is said (only their tile changed), for longer than the
     other corner messages, as a table busy with the next play may miss it; the end of a game has its own banner.
     ``before`` and ``after``: the game before and after the event (the same game: a deal, or a deal taken back, says
-    nothing), as :func:`standing` gives it. A place said so and then taken back (an undo, a verdict corrected to a
-    lie, here or in another window) is said too, and the message that gave it is closed: "Ann is out: 1st place"
-    stayed up over the corrected verdict "Lie: Ann picks up 50 cards". ``gained`` off: only places taken back (a
-    window that watched another give them said nothing of them)."""
+    nothing), as :meth:`Referee.game_standing` gives it. A place said so and then taken back (an undo, a verdict
+    corrected to a lie, here or in another window) is said too, and the message that gave it is closed: "Ann is out:
+    1st place" stayed up over the corrected verdict "Lie: Ann picks up 50 cards". ``gained`` off: only places taken
+    back (a window that watched another give them said nothing of them)."""
     if before is None or after is None:
         return
-    then, now = before.places, after.places
-    if after.rules.table is TableKind.RANKED and not before.over and then[:len(now)] == now:
-        for place, name in enumerate(then[len(now):], start=len(now) + 1):
-            flash("retract", words.place_text(name, place))
-            flash("toast_long", f"{name}'s {words.place_word(place)} is taken back.")
-    if not gained or after.over or len(now) <= len(then) or now[:len(then)] != then:
+    for place, name in places_taken_back(before, after):
+        flash("retract", words.place_text(name, place))
+        flash("toast_long", f"{name}'s {words.place_word(place)} is taken back.")
+    if not gained:
         return
-    for place, name in enumerate(now[len(then):], start=len(then) + 1):
+    for place, name in places_gained(before, after):
         flash("toast_long", words.place_text(name, place))
 
 
@@ -603,20 +602,7 @@ def remember_standing(referee: Referee) -> None:
         call = referee.open_call()
     except StorageError:
         return  # the page's run says what is wrong with the database
-    st.session_state["_standing"] = (st.session_state["_sitting_key"], standing(referee, call))
-
-
-def standing(referee: Referee, call: OpenCall | None) -> Game | None:
-    """The game whose places stand: while a verdict is corrected (``call``, open with the first verdict's cards), the
-    one that verdict gave. A place is on hold while its cards are corrected, not taken back: "Ann's 1st place is taken
-    back" was said at the tap on "Correct the revealed cards", and her place given again when the cards stayed."""
-    game = referee.state.game
-    if call is None or call.original is None or game is None or call.at != len(referee.sitting.log):
-        return game
-    try:
-        return referee.sitting.preview(Call(call.caller, call.original)).game
-    except CheatError:
-        return game
+    st.session_state["_standing"] = (st.session_state["_sitting_key"], referee.game_standing(call))
 
 
 def act_from_state(kind: str, at: int, named: int | None = None) -> None:
@@ -1222,7 +1208,7 @@ def settle(call: OpenCall, revealed: tuple[Rank, ...], say_stale: bool = True) -
     """Give the verdict of the call this window shows, with these cards; refused where another window cancelled,
     settled or changed the call since."""
     referee: Referee = st.session_state["_referee"]
-    before = standing(referee, call)
+    before = referee.game_standing(call)
     if attempt(lambda: referee.settle(call, revealed), say_stale):
         note_event()
         end_call()
@@ -1651,7 +1637,7 @@ def call_panel(referee: Referee, game, call: OpenCall) -> None:
                 "<span class='cr-keysonly'>, or use the shortcut</span>)</span>:</div>", unsafe_allow_html=True)
     with st.container(key="revealed"):  # on a phone under the buttons (the CSS)
         revealed_so_far(game, caller, claim, call)
-    honest = _could_be_honest(game, caller, claim)
+    honest = could_be_honest(game, caller, claim)
     offers = live and active_feed() is not None  # a server camera that cannot be opened has nothing to offer
     if honest or offers:
         # the two ways to fill in the cards at once, side by side: the camera's button here, not under its line of
@@ -1722,16 +1708,6 @@ def revealed_so_far(game, caller: str, claim, call: OpenCall) -> None:
     st.markdown(f"<div class='cr-sub cr-ifline{' cr-check' if check else ''}'>{line}</div>", unsafe_allow_html=True)
     button(st, "Apply the verdict", key="apply_verdict", type="primary", disabled=verdict is None, on_click=settle,
               args=(call, revealed))
-
-
-def _could_be_honest(game, caller: str, claim) -> bool:
-    """Whether the cards can all be of the claimed rank: fourteen aces from one deck cannot, and a shortcut
-    that fills them in would only lead to the referee refusing them."""
-    try:
-        verdict_for(game, caller, (claim.rank,) * claim.count)
-    except CheatError:
-        return False
-    return True
 
 
 def live_reading(referee: Referee, caller: str) -> None:

@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from .cards import Rank, card_count, last_cards, step
-from .errors import IllegalAction, ImpossibleReveal
+from .errors import CheatError, IllegalAction, ImpossibleReveal
 from .events import Call, Event, FourOfAKind, NewGame, NoCall, Pass, Play, Winner
 from .rules import RANKED_POINTS, CountRule, Order, Rules, TableKind
 from .seen import Seen, count, elsewhere, emptied, forget, laid_down, laid_out, picked_up, where
@@ -368,6 +368,25 @@ def _winner(state: State, event: Winner) -> State:
     return State(game, table.with_row(players, places, tracked=False, tapped=True))
 
 
+def places_taken_back(before: Game, after: Game) -> tuple[tuple[int, str], ...]:
+    """The places ``before`` gave that ``after`` (the same game, an event later: an undo, a verdict corrected to a
+    lie) takes back, each as (place, name): on a ranked table, while ``before`` was still in play, the places past
+    those ``after`` keeps."""
+    then, now = before.places, after.places
+    if after.rules.table is not TableKind.RANKED or before.over or then[:len(now)] != now:
+        return ()
+    return tuple(enumerate(then[len(now):], start=len(now) + 1))
+
+
+def places_gained(before: Game, after: Game) -> tuple[tuple[int, str], ...]:
+    """The places ``after`` (the same game, an event later) gives past ``before``'s, each as (place, name), while play
+    goes on: the end of a game is said otherwise (its banner)."""
+    then, now = before.places, after.places
+    if after.over or len(now) <= len(then) or now[:len(then)] != then:
+        return ()
+    return tuple(enumerate(now[len(then):], start=len(then) + 1))
+
+
 def ranked_places_most(players: int) -> int:
     """The places a ranked game of ``players`` gives: three at most, and none to the player left with cards."""
     return min(len(RANKED_POINTS), players - 1)
@@ -639,6 +658,16 @@ def verdict_for(game: Game | None, caller: str, revealed: tuple[Rank, ...]) -> V
     lie = judge(game.rules, claim, revealed)
     pile = game.pile + len(revealed) - claim.count
     return Verdict(caller, claim.player, claim, revealed, lie, claim.player if lie else caller, pile)
+
+
+def could_be_honest(game: Game | None, caller: str, claim: Claim) -> bool:
+    """Whether the cards can all be of the claimed rank: fourteen aces from one deck cannot, and a shortcut
+    that fills them in would only lead to the referee refusing them."""
+    try:
+        verdict_for(game, caller, (claim.rank,) * claim.count)
+    except CheatError:
+        return False
+    return True
 
 
 def _call(state: State, event: Call) -> State:

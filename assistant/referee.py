@@ -11,7 +11,7 @@ from typing import Iterable, Iterator
 from .cards import Rank
 from .errors import CheatError, IllegalAction, StorageError
 from .events import Call, Event, Undo
-from .game import State, check_caller
+from .game import Game, State, check_caller
 from .sitting import Sitting, rebuild, replay, write_transcript
 from .storage import MovedOn, OpenCall, SittingInfo, StaleSitting, Store
 
@@ -104,6 +104,19 @@ class Referee:
         except IllegalAction:
             return None
         return call
+
+    def game_standing(self, call: OpenCall | None) -> Game | None:
+        """The game whose places stand: while a verdict is corrected (``call``, open with the first verdict's cards),
+        the one that verdict gave. A place is on hold while its cards are corrected, not taken back: "Ann's 1st place
+        is taken back" was said at the tap on "Correct the revealed cards", and her place given again when the cards
+        stayed."""
+        game = self.state.game
+        if call is None or call.original is None or game is None or call.at != len(self.sitting.log):
+            return game
+        try:
+            return self.sitting.preview(Call(call.caller, call.original)).game
+        except CheatError:
+            return game
 
     def keep_call(self, call: OpenCall, replacing: OpenCall | None = None) -> OpenCall:
         """Store a call as it opens, and again as each revealed card is tapped in (``replacing`` the call as it was
