@@ -1451,12 +1451,12 @@ def game_screen(referee: Referee) -> None:
                         "turned up, or four laid out, that need cards seen elsewhere do not fit: the screen says where "
                         "those were seen, and the referee goes by the cards shown.")
 
-    if call is not None:
-        pass
-    elif not game.over:
-        action_panel(referee, game, log_len, waiting)
-    else:
-        button(st, "Next game", key="next_game", type="primary", on_click=lambda: st.session_state.update(screen="Setup"))
+    if call is None:  # while a call is open, its panel above holds what can be done
+        if not game.over:
+            action_panel(referee, game, log_len, waiting)
+        else:
+            button(st, "Next game", key="next_game", type="primary",
+                   on_click=lambda: st.session_state.update(screen="Setup"))
 
     st.divider()
     # "U", not Ctrl+Z: Streamlit passes shortcuts with Ctrl through to a focused text box, where Ctrl+Z
