@@ -47,10 +47,10 @@ from assistant import (  # noqa: E402
     verdict_for,
 )
 from assistant.cards import card_count, last_cards  # noqa: E402
-from assistant.game import (could_be_honest, next_dealer, places_gained, places_taken_back,  # noqa: E402
+from assistant.game import (could_be_honest, dealt_from_left, next_dealer, places_gained, places_taken_back,  # noqa: E402
                              ranked_places_most, seen_conflict, standing_counts, tapped_since_a_deal)
 from assistant.referee import Referee  # noqa: E402
-from assistant.rules import CountRule, Order, TableKind  # noqa: E402
+from assistant.rules import MIN_PLAYERS, RANKED_POINTS, CountRule, Order, TableKind  # noqa: E402
 from assistant.storage import (DATA_SETTING, DB_SETTING, MAX_SITTING_NAME, CalledFirst, CallChanged,  # noqa: E402
                                CallOpenElsewhere, MovedOn, OpenCall, SqliteStore, StaleSitting, default_db_path,
                                sitting_name)
@@ -966,33 +966,26 @@ def setup_screen(referee: Referee) -> None:
         rules = Rules(decks=decks, jokers=jokers, max_cards=max_cards, order=order, passing=passing,
                       count_rule=count_rule, four_of_a_kind=four, table=table)
 
-    problems = []
-    if len(seats) < 2:
-        problems.append(f"Add at least {2 - len(seats)} more player{'s' if len(seats) == 0 else ''}: a game takes 2 or more.")
-    if len(seats) > rules.max_players:
-        problems.append(f"{len(seats)} players is too many for {'one deck' if rules.decks == 1 else 'two decks'}: "
-                        f"at most {rules.max_players}" + (" (choose two decks for up to 20)." if rules.decks == 1 else "."))
-    if dealer is not None and 2 <= len(seats):
-        start = seats.index(dealer) + 1
-        order_from_left = [seats[(start + k) % len(seats)] for k in range(len(seats))]
-        sizes = rules.deal_sizes(len(seats))
-        dealt = dict(zip(order_from_left, sizes))
+    problem = words.players_problem(len(seats), rules)
+    if dealer is not None and len(seats) >= MIN_PLAYERS:
+        dealt = dealt_from_left(tuple(seats), dealer, rules)
+        dealers_left = next(iter(dealt))
         st.subheader("The deal", anchor=False)
-        st.caption(f"{rules.deck_size} cards, one at a time from {order_from_left[0]} (the dealer's left); "
+        st.caption(f"{rules.deck_size} cards, one at a time from {dealers_left} (the dealer's left); "
                    f"the first seats get the extra cards.")
         # a plain table: a data grid put a toolbar and a grid's cells between the players and the deal button
         st.table({"Player": seats, "Cards dealt": [dealt[name] for name in seats],
-                  "Role": ["dealer" if name == dealer else ("plays first" if name == order_from_left[0] and first_rule == "Dealer's left" else "")
+                  "Role": ["dealer" if name == dealer else ("plays first" if name == dealers_left and first_rule == "Dealer's left" else "")
                            for name in seats]}, hide_index=True)
         if first_rule == "Dealer's left":
-            st.caption(f"{order_from_left[0]} plays first and claims aces.")
+            st.caption(f"{dealers_left} plays first and claims aces.")
         else:
             st.caption("The first player is drawn at random when the cards are dealt.")
-    for problem in problems:
+    if problem is not None:
         st.warning(problem)
     if previous is not None and not previous.over:
         st.info("A game is still in progress: dealing a new one abandons it (it gets no row on the match table).")
-    button(st, "Deal and start the game", key="deal", type="primary", disabled=bool(problems),
+    button(st, "Deal and start the game", key="deal", type="primary", disabled=problem is not None,
               on_click=deal, args=(tuple(seats), dealer, rules, first_rule == "Chosen at random",
                                    len(referee.sitting.log)))
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from .cards import Rank, card_count, last_cards, step
 from .errors import CheatError, IllegalAction, ImpossibleReveal
 from .events import Call, Event, FourOfAKind, NewGame, NoCall, Pass, Play, Winner
-from .rules import RANKED_POINTS, CountRule, Order, Rules, TableKind
+from .rules import MIN_PLAYERS, RANKED_POINTS, CountRule, Order, Rules, TableKind
 from .seen import Seen, count, elsewhere, emptied, forget, laid_down, laid_out, picked_up, where
 
 
@@ -252,9 +252,10 @@ def _room_for_a_game(state: State) -> None:
 def _new_game(state: State, event: NewGame) -> State:
     players, rules = event.players, event.rules
     _room_for_a_game(state)
-    if not 2 <= len(players) <= rules.max_players:
+    if rules.players_off(len(players)):
         decks = "one deck" if rules.decks == 1 else "two decks"
-        raise IllegalAction(f"a game with {decks} takes 2 to {rules.max_players} players, not {len(players)}")
+        raise IllegalAction(f"a game with {decks} takes {MIN_PLAYERS} to {rules.max_players} players, "
+                            f"not {len(players)}")
     seen: set[str] = set()
     for name in players:
         if name in seen:
@@ -264,9 +265,7 @@ def _new_game(state: State, event: NewGame) -> State:
     _require_seated(players, dealer, "dealer")
     first = event.first if event.first is not None else _left_of(players, dealer)
     _require_seated(players, first, "first player")
-    start = players.index(dealer) + 1
-    seats = [players[(start + k) % len(players)] for k in range(len(players))]
-    dealt = dict(zip(seats, rules.deal_sizes(len(players))))
+    dealt = dealt_from_left(players, dealer, rules)
     game = Game(
         players=players,
         dealer=dealer,
@@ -276,6 +275,15 @@ def _new_game(state: State, event: NewGame) -> State:
     )
     table = MatchTable(rules.table, state.table.rows, state.table.players).with_players(players)
     return State(game, table)
+
+
+def dealt_from_left(players: tuple[str, ...], dealer: str, rules: Rules) -> dict[str, int]:
+    """The cards each player is dealt, in the order the deal goes round: one at a time from the dealer's left, the
+    first seats getting the extra cards. The setup shows this deal before it is made and the rules make it: one
+    reckoning for both."""
+    start = players.index(dealer) + 1
+    seats = [players[(start + k) % len(players)] for k in range(len(players))]
+    return dict(zip(seats, rules.deal_sizes(len(players))))
 
 
 def default_dealer(state: State, players: tuple[str, ...]) -> str:

@@ -36,6 +36,9 @@ class TableKind(str, Enum):
 #: Points for first, second and third place on a ranked table.
 RANKED_POINTS: tuple[int, ...] = (3, 2, 1)
 
+#: The fewest players a game takes: the setup asks for more below it, and the rules refuse such a deal.
+MIN_PLAYERS = 2
+
 
 @dataclass(frozen=True)
 class Rules:
@@ -62,6 +65,14 @@ class Rules:
     @property
     def max_players(self) -> int:
         return 10 if self.decks == 1 else 20
+
+    def players_off(self, players: int) -> int:
+        """How far a game of ``players`` is from one these rules can deal: the players it lacks (negative), the players
+        too many (positive), or 0. The setup says which before the deal, and the rules refuse the same deal: one
+        reckoning for both."""
+        if players < MIN_PLAYERS:
+            return players - MIN_PLAYERS
+        return max(0, players - self.max_players)
 
     @property
     def copies_per_rank(self) -> int:

@@ -11,7 +11,8 @@ from typing import Collection, Iterable
 
 from assistant import Call, Claim, FourOfAKind, Game, NewGame, NoCall, Pass, Play, Rank, Verdict, Winner
 from assistant.cards import card_count
-from assistant.rules import RANKED_POINTS, CountRule, Order, TableKind
+from assistant.game import MAX_TABLE
+from assistant.rules import MIN_PLAYERS, RANKED_POINTS, CountRule, Order, Rules, TableKind
 from assistant.seen import Seen, where
 from assistant.storage import OpenCall, SittingInfo
 
@@ -279,6 +280,18 @@ def check_name(name: str, taken: list[str]) -> str | None:
         return f"\"{name[:MAX_NAME]}…\" is too long: at most {MAX_NAME} characters, so it fits on the table screen."
     if any(name.casefold() == clean_name(other).casefold() for other in taken):
         return f"{name} is already at the table: give each player a different name (add an initial)."
+    return None
+
+
+def players_problem(players: int, rules: Rules) -> str | None:
+    """Why the setup cannot deal to ``players`` under ``rules``, said before the Deal button is tapped (None where it
+    can): the rules refuse the same deal (:meth:`Rules.players_off`)."""
+    off = rules.players_off(players)
+    if off < 0:
+        return f"Add at least {-off} more player{'s' if off < -1 else ''}: a game takes {MIN_PLAYERS} or more."
+    if off > 0:
+        return (f"{players} players is too many for {'one deck' if rules.decks == 1 else 'two decks'}: at most "
+                f"{rules.max_players}" + (f" (choose two decks for up to {MAX_TABLE})." if rules.decks == 1 else "."))
     return None
 
 

@@ -6,6 +6,7 @@ import time
 
 from assistant import Call, NewGame, Pass, Play, Rank, Sitting, Undo, Winner, verdict_for
 from assistant.game import Claim
+from assistant.rules import Rules
 from assistant.seen import SeenCards
 from assistant.storage import OpenCall, SittingInfo
 from ui import words
@@ -25,6 +26,16 @@ def test_a_locked_or_full_database_says_what_to_do():
     assert said.lower().count("another program is writing to it") == 1, said
     assert "Free some disk space" in words.storage_problem("cannot write to the database /x: database or disk is full")
     assert words.storage_problem("cannot open the database /x: it is a folder") == "Cannot open the database /x: it is a folder."
+
+
+def test_the_setup_says_how_many_players_a_deal_lacks_or_has_too_many():
+    assert words.players_problem(0, Rules()) == "Add at least 2 more players: a game takes 2 or more."
+    assert words.players_problem(1, Rules()) == "Add at least 1 more player: a game takes 2 or more."
+    assert words.players_problem(2, Rules()) is None and words.players_problem(10, Rules()) is None
+    assert words.players_problem(11, Rules()) == ("11 players is too many for one deck: at most 10 (choose two decks "
+                                                  "for up to 20).")
+    assert words.players_problem(11, Rules(decks=2)) is None
+    assert words.players_problem(21, Rules(decks=2)) == "21 players is too many for two decks: at most 20."
 
 
 def test_undo_names_what_it_takes_back():

@@ -7,7 +7,7 @@ import pytest
 from assistant import (
     CountRule, FourOfAKind, IllegalAction, NewGame, NoCall, Order, Pass, Play, Rank, Sitting, TableKind, Undo, Winner,
 )
-from assistant.game import MatchTable, next_dealer, standing_counts
+from assistant.game import MatchTable, dealt_from_left, next_dealer, standing_counts
 from assistant.rules import Rules as RulesType
 
 from .helpers import call, sitting
@@ -47,6 +47,21 @@ def test_two_decks_take_up_to_twenty_players_and_104_cards():
     assert sum(game.hands.values()) == 104
     with pytest.raises(IllegalAction, match="2 to 20 players, not 21"):
         sitting(tuple(f"P{i}" for i in range(21)), decks=2)
+
+
+def test_the_deal_shown_before_it_is_made_goes_round_from_the_dealers_left_with_extras_first():
+    """The setup shows this deal, and the rules make it: the dealer's left first, and the extra cards to the first
+    seats (the dealer last)."""
+    dealt = dealt_from_left(("Ann", "Ben", "Cara", "Dev", "Eve"), "Ben", RulesType())
+    assert list(dealt.items()) == [("Cara", 11), ("Dev", 11), ("Eve", 10), ("Ann", 10), ("Ben", 10)]
+    assert Sitting([NewGame(("Ann", "Ben", "Cara", "Dev", "Eve"), dealer="Ben")]).state.game.hands == dealt
+
+
+def test_a_deal_is_short_of_players_below_two_and_over_past_the_decks_most():
+    """How many players a setup lacks (negative) or has too many (positive), which it says before the deal: the rules
+    refuse the same deals."""
+    assert [RulesType().players_off(n) for n in (0, 1, 2, 10, 11, 13)] == [-2, -1, 0, 0, 1, 3]
+    assert [RulesType(decks=2).players_off(n) for n in (1, 11, 20, 21)] == [-1, 0, 0, 1]
 
 
 def test_jokers_add_two_cards_per_deck():
