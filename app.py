@@ -1347,6 +1347,8 @@ def game_screen(referee: Referee) -> None:
     # the verdict is news only while the call is what an undo would take back: after a pass or four of a
     # kind the last play and its call stay the same, but correcting them would undo the later action
     verdict_fresh = verdict is not None and isinstance(last, Call)
+    # nobody plays while a call is open, nor while a last play that would end the game waits for Cheat! or no call
+    waiting = game.last_play_ends_the_game
 
     # The top line: whose turn and the rank due, or the winner.
     latest = state.table.rows[-1] if state.table.rows else None
@@ -1373,9 +1375,9 @@ def game_screen(referee: Referee) -> None:
         st.markdown(f"<div class='cr-turn' role='heading' aria-level='1'>{words.name_html(call.caller)} calls Cheat! on {words.name_html(claim.player)}</div>"
                     f"<div class='cr-due'>{words.name_html(claim.player)} claimed {esc(words.claim_text(claim))}: "
                     f"turn those cards face up</div>", unsafe_allow_html=True)
-    elif game.awaiting_call and claim is not None and game.hands[claim.player] == 0:
+    elif game.last_play_emptied_a_hand:
         # on a ranked table play goes on: the next player's play is the "nobody calls", and the line names them
-        choices = ("Cheat! or nobody calls" if game.turn is None or last_play_ends_the_game(referee, game) else
+        choices = ("Cheat! or nobody calls" if game.turn is None or waiting else
                    f"Cheat!, nobody calls, or {words.name_html(game.turn)} plays on "
                    f"({esc(words.ranks_due(game.ranks_allowed))}){' or passes' if game.rules.passing else ''}")
         # the hand emptied by a four laid out after the play, not by the play: "played their last cards" was untrue
@@ -1431,8 +1433,6 @@ def game_screen(referee: Referee) -> None:
         p2.markdown(f"<div><span class='cr-sub'>Last play</span> <span class='cr-last cr-played' "
                     f"data-said='{esc(said)}'>{esc(claim.player)}: {esc(claimed)} <span "
                     f"class='cr-sub'>({status})</span></span></div>", unsafe_allow_html=True)
-    # nobody plays while a call is open, nor while a last play that would end the game waits for Cheat! or no call
-    waiting = last_play_ends_the_game(referee, game)
     board.markdown(hands_html(game, calling=call is not None or waiting, ends=waiting), unsafe_allow_html=True)
     if game.out_of_game:
         board.caption(f"{card_count(game.out_of_game)} laid out as fours of a kind.")
@@ -1495,14 +1495,6 @@ def more_cards(shown_top: int, ranks: tuple[Rank, ...] | None, log_len: int) -> 
     button(m3, f"Play {many}", key="play_many", on_click=act_from_state, args=("play_many", log_len, many))
 
 
-def last_play_ends_the_game(referee: Referee, game) -> bool:
-    """Whether the last play, still open to a call, emptied its player's hand and ends the game unless it is caught:
-    nobody plays over it then, and the table has only Cheat! or "nobody calls"."""
-    claim = game.last_play
-    return (game.awaiting_call and claim is not None and game.hands[claim.player] == 0
-            and referee.sitting.preview(NoCall()).game.over)
-
-
 def callers_per_row(seated: list[str], callers: int, wide: bool) -> tuple[int, bool]:
     """How many Cheat! buttons to a row, and whether in the crowd's smaller letters, for ``callers`` buttons named
     after players ``seated`` (everyone still in the game). The names of all of them decide, not those of this call's
@@ -1529,7 +1521,7 @@ def callers_per_row(seated: list[str], callers: int, wide: bool) -> tuple[int, b
 
 def action_panel(referee: Referee, game, log_len: int, waiting: bool) -> None:
     """The buttons of a turn: Cheat! on a play that can be called, then the next play's; only the first where
-    ``waiting`` (:func:`last_play_ends_the_game`)."""
+    ``waiting`` (:attr:`Game.last_play_ends_the_game`)."""
     claim = game.last_play
     if game.awaiting_call and claim is not None:
         callers = [p for p in game.players if p != claim.player and p not in game.places]
@@ -1550,7 +1542,7 @@ def action_panel(referee: Referee, game, log_len: int, waiting: bool) -> None:
             for col, name in zip(grid.columns(width), row):
                 button(col, name, key=f"cheat_{name}", on_click=start_call, args=(name, log_len), width="stretch",
                            icon=":material/campaign:", wrap=True, spoken=f"{name} calls Cheat!")
-        if game.hands[claim.player] == 0:
+        if game.last_play_emptied_a_hand:
             button(st, f"Nobody calls: {claim.player} is out", key="nocall", type="primary", on_click=act,
                args=(NoCall(), log_len))
         if waiting:  # the game ends with this play: it must be called or settled first, and nobody plays

@@ -150,6 +150,24 @@ class Game:
         """Players still in the game: not placed yet (a pending last play still counts as in)."""
         return tuple(p for p in self.players if p not in self.places)
 
+    @property
+    def last_play_emptied_a_hand(self) -> bool:
+        """Whether the last play, still open to a call, emptied its player's hand: that player is out only if the play
+        survives, and the table is told so."""
+        claim = self.last_play
+        return self.awaiting_call and claim is not None and self.hands[claim.player] == 0
+
+    @property
+    def last_play_ends_the_game(self) -> bool:
+        """Whether the last play, still open to a call, emptied its player's hand and ends the game unless it is caught:
+        nobody plays over it then, and the table has only Cheat! or "nobody calls". Settled on a copy, as "nobody
+        calls" would settle it."""
+        if not self.last_play_emptied_a_hand:
+            return False
+        settled = self.copy()
+        _settle(settled)
+        return settled.over
+
     def card_total(self) -> int:
         """Hands, pile and cards out of the game: always the deck size."""
         return sum(self.hands.values()) + self.pile + self.out_of_game

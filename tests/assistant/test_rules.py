@@ -365,6 +365,37 @@ def test_a_caught_last_play_sends_the_pile_back_and_the_game_goes_on():
     assert game.turn == "Ben"
 
 
+def test_a_last_play_that_empties_a_hand_is_known_to_end_a_match_game_unless_caught():
+    """The screen offers only Cheat! or "nobody calls" over such a play, and says its player is out only if it
+    survives."""
+    table = _nearly_out()
+    assert not table.state.game.last_play_emptied_a_hand and not table.state.game.last_play_ends_the_game
+    table.apply(Play("Alice", 1))
+    assert not table.state.game.last_play_emptied_a_hand, "a card left"
+    table = _nearly_out()
+    table.apply(Play("Alice", 2))
+    game = table.state.game
+    assert game.last_play_emptied_a_hand and game.last_play_ends_the_game
+    assert not game.over and game.places == (), "asked of a copy: the game waits for the call"
+    table.apply(NoCall())
+    assert not table.state.game.last_play_emptied_a_hand and not table.state.game.last_play_ends_the_game
+
+
+def test_a_last_play_that_empties_a_hand_on_a_ranked_table_ends_the_game_only_for_the_last_place():
+    """Play goes on over a ranked game's first places: the next player may play on, and the game ends at the third
+    place, or with one player left holding cards."""
+    table = sitting(("Alice", "Ben", "Cara", "Dev"), max_cards=None, table=TableKind.RANKED)
+    table.apply(Play("Alice", 13))
+    assert table.state.game.last_play_emptied_a_hand and not table.state.game.last_play_ends_the_game
+    table.apply(Play("Ben", 13))
+    assert not table.state.game.last_play_ends_the_game
+    table.apply(Play("Cara", 13))
+    assert table.state.game.last_play_emptied_a_hand and table.state.game.last_play_ends_the_game
+    two = sitting(("Alice", "Ben"), max_cards=None, table=TableKind.RANKED)
+    two.apply(Play("Alice", 26))
+    assert two.state.game.last_play_ends_the_game, "one player left with cards"
+
+
 def test_a_match_game_ends_when_the_next_player_would_play_over_an_unsettled_last_play():
     table = _nearly_out()
     table.apply(Play("Alice", 2))
