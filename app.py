@@ -2131,14 +2131,6 @@ def say_recorded() -> None:
     flash("toast", f"Recorded: {words.result_text(row)}{'' if len(row.places) > 1 else '.'}")
 
 
-def _tracked(row) -> str:
-    """How much of a game the referee followed, for the History: a game in progress ended by a tap on its winner was
-    followed only until the tap, and its result is the table's word, not the rules'."""
-    if not row.tracked:
-        return "one tap"
-    return "until a tap" if row.tapped else "yes"
-
-
 def table_screen(referee: Referee) -> None:
     import altair as alt
 
@@ -2201,9 +2193,8 @@ def table_screen(referee: Referee) -> None:
 
     # the standing under the winner buttons: above them, the first result recorded pushed them down, and with eight
     # players its table and chart put them under a laptop's screen
-    scores = table.scores()
-    if scores and table.rows:  # before a game is finished, a standing of noughts and an empty chart say nothing
-        ranking = sorted(scores.items(), key=lambda kv: (-kv[1], list(scores).index(kv[0])))
+    ranking = table.ranking()
+    if ranking and table.rows:  # before a game is finished, a standing of noughts and an empty chart say nothing
         st.subheader("Standing", anchor=False)
         standing, bars = st.columns([2, 3], gap="medium")  # side by side where there is room; on a phone one above
         # a plain table, as the deal's: the data grid put a Hebrew name at its cell's right edge, and a toolbar and
@@ -2231,7 +2222,7 @@ def table_screen(referee: Referee) -> None:
         if len(rows) > HISTORY_SHOWN and not show_all_games(len(rows)):
             rows = rows[-HISTORY_SHOWN:]
         with st.container(key="history"):
-            st.table(history_rows(rows, TableKind.RANKED in kinds), hide_index=True)
+            st.table(words.history_rows(rows, TableKind.RANKED in kinds), hide_index=True)
             st.markdown("<div class='cr-phoneonly'>Who played each game: on a wider screen, or in the CSV "
                         "below.</div>", unsafe_allow_html=True)
     else:
@@ -2275,7 +2266,7 @@ def calls_section(referee: Referee) -> None:
     st.caption("In the games the referee followed: caught lying, a play called that was a lie; right, a Cheat! call "
                "on a lie; picked up, the cards taken from the pile at calls.")
     table = referee.state.table
-    names = [p for p in table.players if p in records] + [p for p in records if p not in table.players]
+    names = table.in_table_order(records)
     # six columns, not seven (the plays called, honest or not, left out): at 390 px a seventh went off a phone's screen
     st.table({
         "Player": names,
@@ -2306,22 +2297,6 @@ def show_all_games(games: int) -> bool:
     ss["_history_all"] = st.toggle(f"Show all {games} games, not only the last {HISTORY_SHOWN}", key="history_all")
     keep_in_address("history_all", False)
     return ss["_history_all"]
-
-
-def history_rows(rows, ranked: bool) -> dict[str, list]:
-    """The History's columns for these games. A plain table, whose cells wrap: the data grid cut long names, and
-    took a sideways scroll on a phone."""
-    history = {
-        "Game": [r.number for r in rows],
-        "Winner": [r.winner for r in rows],
-        "Places": [words.names_list(r.places) for r in rows],
-        "Table": ["ranked" if r.kind is TableKind.RANKED else "match" for r in rows],
-        "Tracked": [_tracked(r) for r in rows],
-        "Players": [words.names_list(r.players) for r in rows],  # last: the longest, and the least looked at
-    }
-    if not ranked:
-        del history["Places"]  # the winner again, on a match table
-    return history
 
 
 # --- the page -------------------------------------------------------------------------------------

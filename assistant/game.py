@@ -12,6 +12,7 @@ import json
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Iterable
 
 from .cards import Rank, card_count, last_cards, step
 from .errors import CheatError, IllegalAction, ImpossibleReveal
@@ -211,6 +212,17 @@ class MatchTable:
             for name, points in row.points().items():
                 totals[name] = totals.get(name, 0) + points
         return totals
+
+    def ranking(self) -> list[tuple[str, int]]:
+        """Each player and their :meth:`scores`, highest first, players level in the order the scores list them (the
+        table's, the order they first sat): the standing's table and its chart both follow it."""
+        return sorted(self.scores().items(), key=lambda kv: -kv[1])
+
+    def in_table_order(self, names: Iterable[str]) -> list[str]:
+        """``names`` (the calls table's players, in the order each first played or called) in the table's order of
+        players, the order they first sat; any the table does not hold after them, in their own order, not left out."""
+        names = list(names)
+        return [p for p in self.players if p in names] + [p for p in names if p not in self.players]
 
     def kinds(self) -> set[TableKind]:
         """The kinds of the games the standing counts: a sitting may mix match and ranked games, whose points differ

@@ -7,11 +7,11 @@ import re
 import unicodedata
 from collections import Counter
 from datetime import datetime, timezone
-from typing import Collection, Iterable
+from typing import Collection, Iterable, Sequence
 
 from assistant import Call, Claim, FourOfAKind, Game, NewGame, NoCall, Pass, Play, Rank, Verdict, Winner
 from assistant.cards import card_count
-from assistant.game import MAX_TABLE
+from assistant.game import MAX_TABLE, GameResult
 from assistant.rules import MIN_PLAYERS, RANKED_POINTS, CountRule, Order, Rules, TableKind
 from assistant.seen import Seen, where
 from assistant.storage import OpenCall, SittingInfo
@@ -85,6 +85,30 @@ def result_text(row) -> str:
     """A game's result as a row of the match table has it: "1. Ann +3 · 2. Cat +2" for places, "Ann won" for a
     winner alone."""
     return places_text(row.places) if len(row.places) > 1 else f"{row.winner} won"
+
+
+def history_rows(rows: Sequence[GameResult], ranked: bool) -> dict[str, list]:
+    """The History's columns for these games. A plain table, whose cells wrap: the data grid cut long names, and
+    took a sideways scroll on a phone."""
+    history = {
+        "Game": [r.number for r in rows],
+        "Winner": [r.winner for r in rows],
+        "Places": [names_list(r.places) for r in rows],
+        "Table": ["ranked" if r.kind is TableKind.RANKED else "match" for r in rows],
+        "Tracked": [_tracked(r) for r in rows],
+        "Players": [names_list(r.players) for r in rows],  # last: the longest, and the least looked at
+    }
+    if not ranked:
+        del history["Places"]  # the winner again, on a match table
+    return history
+
+
+def _tracked(row: GameResult) -> str:
+    """How much of a game the referee followed, for the History: a game in progress ended by a tap on its winner was
+    followed only until the tap, and its result is the table's word, not the rules'."""
+    if not row.tracked:
+        return "one tap"
+    return "until a tap" if row.tapped else "yes"
 
 
 def claim_text(claim: Claim) -> str:

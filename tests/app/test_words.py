@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 
 from assistant import Call, NewGame, Pass, Play, Rank, Sitting, Undo, Winner, verdict_for
-from assistant.game import Claim
-from assistant.rules import Rules
+from assistant.game import Claim, GameResult
+from assistant.rules import Rules, TableKind
 from assistant.seen import SeenCards
 from assistant.storage import OpenCall, SittingInfo
 from ui import words
@@ -36,6 +36,17 @@ def test_the_setup_says_how_many_players_a_deal_lacks_or_has_too_many():
                                                   "for up to 20).")
     assert words.players_problem(11, Rules(decks=2)) is None
     assert words.players_problem(21, Rules(decks=2)) == "21 players is too many for two decks: at most 20."
+
+
+def test_the_history_says_how_much_of_each_game_the_referee_followed_and_places_only_where_ranked():
+    rows = (GameResult(1, ("Ann", "Ben", "Cy"), ("Ben",), TableKind.MATCH, tracked=True, tapped=False),
+            GameResult(2, ("Ann", "Ben", "Cy"), ("Cy", "Ann"), TableKind.RANKED, tracked=True, tapped=True),
+            GameResult(3, ("Ann", "Ben"), ("Ann",), TableKind.MATCH, tracked=False, tapped=True))
+    assert words.history_rows(rows, ranked=True) == {
+        "Game": [1, 2, 3], "Winner": ["Ben", "Cy", "Ann"], "Places": ["Ben", "Cy, Ann", "Ann"],
+        "Table": ["match", "ranked", "match"], "Tracked": ["yes", "until a tap", "one tap"],
+        "Players": ["Ann, Ben, Cy", "Ann, Ben, Cy", "Ann, Ben"]}
+    assert "Places" not in words.history_rows(rows, ranked=False), "the winner again, on a match table"
 
 
 def test_undo_names_what_it_takes_back():

@@ -496,6 +496,18 @@ def test_a_ranked_result_tapped_in_gives_no_place_to_the_player_left_with_cards(
         table.apply(Winner(places=("Cara", "Alice", "Zed"), players=("Alice", "Ben", "Cara")))
 
 
+def test_the_standing_ranks_by_score_and_keeps_players_level_in_the_order_they_first_sat():
+    table = Sitting([Winner("Cara", players=("Dev", "Ben", "Cara", "Alice")), Winner("Alice"), Winner("Cara"),
+                     Winner("Abe", players=("Abe", "Ben", "Alice"))])
+    assert table.state.table.ranking() == [("Cara", 2), ("Alice", 1), ("Abe", 1), ("Dev", 0), ("Ben", 0)]
+    assert MatchTable().ranking() == []
+
+
+def test_the_calls_table_lists_players_in_the_order_they_first_sat_and_leaves_none_out():
+    table = MatchTable(players=("Alice", "Ben", "Cara"))
+    assert table.in_table_order({"Cara": 1, "Zed": 2, "Alice": 3}) == ["Alice", "Cara", "Zed"]
+
+
 def test_a_new_game_while_one_is_unfinished_abandons_it_without_a_row():
     table = sitting(("Alice", "Ben", "Cara"), Play("Alice", 1))
     table.apply(NewGame(("Alice", "Ben", "Cara")))
