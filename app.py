@@ -47,10 +47,10 @@ from assistant import (  # noqa: E402
     verdict_for,
 )
 from assistant.cards import card_count, last_cards  # noqa: E402
-from assistant.game import (could_be_honest, dealt_from_left, next_dealer, places_gained, places_taken_back,  # noqa: E402
+from assistant.game import (MAX_TABLE, could_be_honest, dealt_from_left, next_dealer, places_gained, places_taken_back,  # noqa: E402
                              ranked_places_most, seen_conflict, standing_counts, tapped_since_a_deal)
 from assistant.referee import Referee  # noqa: E402
-from assistant.rules import MIN_PLAYERS, RANKED_POINTS, CountRule, Order, TableKind  # noqa: E402
+from assistant.rules import MIN_PLAYERS, CountRule, Order, TableKind  # noqa: E402
 from assistant.storage import (DATA_SETTING, DB_SETTING, MAX_SITTING_NAME, CalledFirst, CallChanged,  # noqa: E402
                                CallOpenElsewhere, MovedOn, OpenCall, SqliteStore, StaleSitting, default_db_path,
                                sitting_name)
@@ -826,8 +826,8 @@ def add_player() -> None:
     name = words.clean_name(st.session_state.get("new_player", ""))
     seats: list[str] = st.session_state["seats"]
     problem = words.check_name(name, seats)
-    if problem is None and len(seats) >= 20:
-        problem = "A table takes at most 20 players (two decks)."
+    if problem is None and len(seats) >= MAX_TABLE:
+        problem = f"A table takes at most {MAX_TABLE} players (two decks)."
     if problem:
         st.session_state["name_problem"] = problem
         return
@@ -865,7 +865,7 @@ def kept_seats() -> list[str]:
     """The seats a setup kept in the page's address, each name checked as if added again (an address can be
     edited); empty where there are none, or any is refused."""
     seats: list[str] = []
-    for name in st.query_params.get_all("seat")[:20]:
+    for name in st.query_params.get_all("seat")[:MAX_TABLE]:
         name = words.clean_name(name)
         if words.check_name(name, seats) is not None:
             return []
