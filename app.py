@@ -1524,11 +1524,11 @@ def action_panel(referee: Referee, game, log_len: int, waiting: bool) -> None:
     ``waiting`` (:attr:`Game.last_play_ends_the_game`)."""
     claim = game.last_play
     if game.awaiting_call and claim is not None:
-        callers = [p for p in game.players if p != claim.player and p not in game.places]
+        callers = [p for p in game.active if p != claim.player]
         st.markdown("<div class='cr-sub'>Who called Cheat! first? One tap on the name:</div>", unsafe_allow_html=True)
         # beside the camera (live, or the server's) the game's column is narrower
         wide = st.session_state.get("camera_source") not in ("live", "server")
-        seated = [p for p in game.players if p not in game.places]
+        seated = list(game.active)
         per_row, small = callers_per_row(seated, len(callers), wide)
         if len(callers) > CROWD:
             # all in one row, which the CSS wraps per_row to a line, and three to a line on a phone: in rows made
@@ -1591,7 +1591,7 @@ def action_panel(referee: Referee, game, log_len: int, waiting: bool) -> None:
 def four_panel(where, game, log_len: int) -> None:
     """Four of a kind laid out, by any player who holds four cards or more."""
     with where.expander("Four of a kind laid out"):
-        holders = [p for p in game.players if p not in game.places and game.hands[p] >= 4]
+        holders = [p for p in game.active if game.hands[p] >= 4]
         if holders:
             # no one chosen before the table says who: a player filled in for it took four cards from the wrong hand
             who = st.selectbox("Player", holders, index=None, placeholder="Who laid them out?", key="four_player")

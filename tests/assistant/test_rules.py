@@ -426,6 +426,15 @@ def test_ranked_game_ends_when_one_player_is_left():
     assert table.state.table.scores() == {"Alice": 3, "Ben": 0}
 
 
+def test_the_players_still_in_are_those_not_placed_in_seating_order_a_pending_last_play_still_in():
+    """The Cheat! buttons and the four of a kind's players are those still in."""
+    table = sitting(("Alice", "Ben", "Cara", "Dev"), max_cards=None, table=TableKind.RANKED)
+    table.apply(Play("Alice", 13))
+    assert table.state.game.active == ("Alice", "Ben", "Cara", "Dev"), "out only once the play survives"
+    table.apply(Play("Ben", 1))
+    assert table.state.game.active == ("Ben", "Cara", "Dev")
+
+
 def test_out_players_are_skipped_and_cannot_call():
     players = ("Alice", "Ben", "Cara", "Dev")
     table = sitting(players, max_cards=None, table=TableKind.RANKED)
