@@ -47,8 +47,8 @@ from assistant import (  # noqa: E402
     verdict_for,
 )
 from assistant.cards import card_count, last_cards  # noqa: E402
-from assistant.game import (MAX_TABLE, could_be_honest, dealt_from_left, next_dealer, places_gained, places_taken_back,  # noqa: E402
-                             ranked_places_most, seen_conflict, standing_counts, tapped_since_a_deal)
+from assistant.game import (MAX_TABLE, could_be_honest, dealt_from_left, next_dealer, places_gained,  # noqa: E402
+                             places_taken_back, ranked_places_most, seen_conflict, standing_counts, tapped_since_a_deal)
 from assistant.referee import Referee  # noqa: E402
 from assistant.rules import MIN_PLAYERS, CountRule, Order, TableKind  # noqa: E402
 from assistant.storage import (DATA_SETTING, DB_SETTING, MAX_SITTING_NAME, CalledFirst, CallChanged,  # noqa: E402
