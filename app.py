@@ -1815,10 +1815,11 @@ def still_reading(source: str, call: OpenCall) -> None:
     with took:
         if source == "snapshot":
             camera_check()
-            shot = st.camera_input("Take a photo of the revealed cards", key="snapshot")
+            shot = st.camera_input("Take a photo of the revealed cards", key=camera.photo_key("snapshot"))
             data = shot.getvalue() if shot is not None else None
         else:
-            photo = st.file_uploader("Photo of the revealed cards", type=list(camera.PHOTO_TYPES), key="upload")
+            photo = st.file_uploader("Photo of the revealed cards", type=list(camera.PHOTO_TYPES),
+                                     key=camera.photo_key("upload"))
             data = photo.getvalue() if photo is not None else None
     spot = seen.container(key="still_seen")  # as high as the row's reading will be, from the start (the CSS)
     if data is None:

@@ -42,6 +42,16 @@ SILENT_AFTER = 3.0
 #: no narrower than the reader. JPEG comes first and HEIC is left out: Safari on a Mac then hands an iPhone's HEIC
 #: photo over as JPEG, converted to the first type it can make.
 PHOTO_TYPES = ("jpg", "jpeg", "png", "webp", "avif", "bmp", "tif", "tiff", "gif")
+#: Made once as this server starts, for :func:`photo_key`.
+SERVER_RUN = os.urandom(4).hex()
+
+
+def photo_key(source: str) -> str:
+    """The key of the widget that takes a photo from ``source`` ("snapshot" or "upload"), new with each run of the
+    server. A page left open through a crash and a restart went on showing the photo it had sent (the uploader listed
+    "flip.jpg"), which the new server never got: no reading beside it, and no way to send it again but to remove it
+    first. Under a key the page has not seen, the widget starts empty."""
+    return f"{source}_{SERVER_RUN}"
 
 log = logging.getLogger(__name__)
 

@@ -309,3 +309,6 @@ def test_a_server_restart_under_an_open_page_is_explained_and_loses_no_tap(tmp_p
     assert result["second_window"] == "Maya calls Cheat! on Sam", result
     assert result["after_restart"] == "Maya calls Cheat! on Sam", result
     assert "Revealed: 3" in result["revealed_after_restart"], result
+    # ... nor lists a photo the new server never got (the uploader showed its file, with no reading beside it)
+    assert "What the camera reads in the photo shows here." not in result["photo read"], result
+    assert "synth_00.jpg" not in result["photo row after a restart"], result
