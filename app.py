@@ -51,11 +51,10 @@ from assistant.game import (MAX_TABLE, could_be_honest, dealt_from_left, next_de
                              places_taken_back, ranked_places_most, seen_conflict, standing_counts, tapped_since_a_deal)
 from assistant.referee import Referee  # noqa: E402
 from assistant.rules import MIN_PLAYERS, CountRule, Order, TableKind  # noqa: E402
-from assistant.storage import (DATA_SETTING, DB_SETTING, MAX_SITTING_NAME, CalledFirst, CallChanged,  # noqa: E402
-                               CallOpenElsewhere, MovedOn, OpenCall, SqliteStore, StaleSitting, default_db_path,
-                               sitting_name)
+from assistant.storage import (DATA_SETTING, DB_SETTING, MAX_SITTING_NAME, OpenCall, SqliteStore,  # noqa: E402
+                               default_db_path, sitting_name)
 from ui import camera, words  # noqa: E402
-from ui.words import esc  # noqa: E402
+from ui.words import REFUSED, esc  # noqa: E402
 
 st.set_page_config(page_title="Cheat Referee", page_icon="🃏", layout="wide")
 
@@ -431,54 +430,20 @@ def show_flashes() -> None:
                 getattr(st, kind)(text)
 
 
-#: How a tap refused because the game had moved on is said: in the corner for 10 s, with what a tap did. Said at the
-#: top, it pushed every button down 144 px on a phone, and a second tap on the same spot named a caller instead of a
-#: play.
-REFUSED = "toast_long"
-
-
 def attempt(action: Callable[[], object], say_stale: bool = True) -> bool:
-    """Run one of the referee's writes; any refusal is shown as the referee says it, and False returned. Another
-    window's change first is not said where ``say_stale`` is off: the camera's verdict, lost to another window's."""
+    """Run one of the referee's writes; any refusal is shown as the referee says it (:func:`words.refusal`), and
+    False returned. Another window's change first is not said where ``say_stale`` is off: the camera's verdict, lost
+    to another window's."""
     try:
         action()
-    except CalledFirst as error:
-        flash(REFUSED, f"{error.caller} called Cheat! on this play first, in another window: that call is the one "
-                       "open now.")
-        return False
-    except CallOpenElsewhere as error:
-        flash(REFUSED, f"{error.caller} has called Cheat! in another window, so your tap was not recorded: the "
-                       "screen now shows that call. Settle or cancel it first.")
-        return False
-    except CallChanged as error:
-        if say_stale:
-            flash(REFUSED, f"{words.sentence(str(error))} Your tap was not recorded: check the call before tapping "
-                           "again.")
-        return False
-    except MovedOn:
-        flash(REFUSED, MOVED_ON)
-        return False
-    except StaleSitting:
-        if say_stale:
-            check = ("the match table as it stands: check it" if st.session_state.get("screen") == "Match table"
-                     else "the game as it stands: check whose turn it is")
-            flash(REFUSED, "Another window changed this game first, so your tap was not recorded. The screen now "
-                           f"shows {check} before tapping again.")
-        return False
-    except StorageError as error:
-        flash("error", words.storage_problem(str(error)))
-        return False
     except CheatError as error:
-        flash("error", words.sentence(str(error)))
+        said = words.refusal(error, on_table=st.session_state.get("screen") == "Match table")
+        if say_stale or not said.stale:
+            flash(said.kind, said.text)
         return False
     return True
 
 
-#: Said for a tap made on the screen as it stood before the last action (a second tap in one window, or a tap as the
-#: game moved on), which is not recorded.
-MOVED_ON = ("That tap was made on the screen as it stood before the last action (a second tap, or a tap as the game "
-            "moved on), so it was not recorded. The screen now shows the game as it stands: check it before tapping "
-            "again.")
 #: How long after an event a tap that acts is refused unless the page has been drawn whole since (see `record`).
 UNSEEN_S = 3.0
 
@@ -492,7 +457,7 @@ def seen_since_last_event() -> bool:
     ss = st.session_state
     acted = ss.get("_acted")
     if acted is not None and acted[0] == ss.get("_runs_drawn", 0) and time.monotonic() - acted[1] < UNSEEN_S:
-        flash(REFUSED, MOVED_ON)
+        flash(REFUSED, words.MOVED_ON)
         return False
     return True
 

@@ -7,14 +7,16 @@ import re
 import unicodedata
 from collections import Counter
 from datetime import datetime, timezone
-from typing import Collection, Iterable, Sequence
+from typing import Collection, Iterable, NamedTuple, Sequence
 
-from assistant import Call, Claim, FourOfAKind, Game, NewGame, NoCall, Pass, Play, Rank, Verdict, Winner
+from assistant import (Call, CheatError, Claim, FourOfAKind, Game, NewGame, NoCall, Pass, Play, Rank, StorageError,
+                       Verdict, Winner)
 from assistant.cards import card_count
 from assistant.game import MAX_TABLE, GameResult
 from assistant.rules import MIN_PLAYERS, RANKED_POINTS, CountRule, Order, Rules, TableKind
 from assistant.seen import Seen, where
-from assistant.storage import OpenCall, SittingInfo
+from assistant.storage import (CalledFirst, CallChanged, CallOpenElsewhere, MovedOn, OpenCall, SittingInfo,
+                               StaleSitting)
 
 _NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
             "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty")
@@ -270,6 +272,54 @@ def sentence(text: str) -> str:
     if not text:
         return text
     return text[0].upper() + text[1:] + ("" if text[-1] in ".!?" else ".")
+
+
+#: How a tap refused because the game had moved on is said: in the corner for 10 s, with what a tap did. Said at the
+#: top, it pushed every button down 144 px on a phone, and a second tap on the same spot named a caller instead of a
+#: play.
+REFUSED = "toast_long"
+
+#: Said for a tap made on the screen as it stood before the last action (a second tap in one window, or a tap as the
+#: game moved on), which is not recorded.
+MOVED_ON = ("That tap was made on the screen as it stood before the last action (a second tap, or a tap as the game "
+            "moved on), so it was not recorded. The screen now shows the game as it stands: check it before tapping "
+            "again.")
+
+
+class Refusal(NamedTuple):
+    """A write the referee refused, as the page says it: ``kind`` the app's kind of message (:data:`REFUSED`, in the
+    corner, or ``error``, at the top); ``stale`` where it is another window's change first, which a write that may
+    lose such a race without a word (the camera's verdict, lost to another window's) does not say."""
+
+    kind: str
+    text: str
+    stale: bool = False
+
+
+def refusal(error: CheatError, on_table: bool) -> Refusal:
+    """What the page says of a write the referee refused with ``error``; ``on_table``: tapped on the match table,
+    where the screen that now shows the table as it stands is checked, not whose turn it is. Each kind is tried before
+    the kind it is a case of (a call made first is a call changed, a tap on an old screen another window's change,
+    all of them a database's refusal): its own words, not its base's."""
+    if isinstance(error, CalledFirst):
+        return Refusal(REFUSED, f"{error.caller} called Cheat! on this play first, in another window: that call is "
+                                "the one open now.")
+    if isinstance(error, CallOpenElsewhere):
+        return Refusal(REFUSED, f"{error.caller} has called Cheat! in another window, so your tap was not recorded: "
+                                "the screen now shows that call. Settle or cancel it first.")
+    if isinstance(error, CallChanged):
+        return Refusal(REFUSED, f"{sentence(str(error))} Your tap was not recorded: check the call before tapping "
+                                "again.", stale=True)
+    if isinstance(error, MovedOn):
+        return Refusal(REFUSED, MOVED_ON)
+    if isinstance(error, StaleSitting):
+        check = ("the match table as it stands: check it" if on_table
+                 else "the game as it stands: check whose turn it is")
+        return Refusal(REFUSED, "Another window changed this game first, so your tap was not recorded. The screen now "
+                                f"shows {check} before tapping again.", stale=True)
+    if isinstance(error, StorageError):
+        return Refusal("error", storage_problem(str(error)))
+    return Refusal("error", sentence(str(error)))
 
 
 def storage_problem(text: str) -> str:

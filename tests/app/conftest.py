@@ -57,7 +57,7 @@ def errors(at: AppTest) -> list[str]:
 
 
 def refusals(at: AppTest) -> list[str]:
-    """The errors, and what the corner says of a tap not recorded (app.REFUSED)."""
+    """The errors, and what the corner says of a tap not recorded (words.REFUSED)."""
     return errors(at) + [t.value for t in at.toast if t.proto.duration >= 10]
 
 

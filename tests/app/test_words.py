@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import time
 
-from assistant import Call, NewGame, Pass, Play, Rank, Sitting, Undo, Winner, verdict_for
+from assistant import Call, IllegalAction, NewGame, Pass, Play, Rank, Sitting, StorageError, Undo, Winner, verdict_for
 from assistant.game import Claim, GameResult
 from assistant.rules import Rules, TableKind
 from assistant.seen import SeenCards
-from assistant.storage import OpenCall, SittingInfo
+from assistant.storage import (CalledFirst, CallChanged, CallOpenElsewhere, MovedOn, OpenCall, SittingInfo,
+                               StaleSitting)
 from ui import words
 
 
@@ -26,6 +27,46 @@ def test_a_locked_or_full_database_says_what_to_do():
     assert said.lower().count("another program is writing to it") == 1, said
     assert "Free some disk space" in words.storage_problem("cannot write to the database /x: database or disk is full")
     assert words.storage_problem("cannot open the database /x: it is a folder") == "Cannot open the database /x: it is a folder."
+
+
+def test_a_call_made_first_elsewhere_is_said_with_its_caller_even_where_other_windows_changes_go_unsaid():
+    first = words.refusal(CalledFirst("Leo"), on_table=False)
+    assert first == words.Refusal(words.REFUSED, "Leo called Cheat! on this play first, in another window: that call "
+                                                 "is the one open now.", stale=False)
+    open_elsewhere = words.refusal(CallOpenElsewhere("Leo"), on_table=False)
+    assert open_elsewhere == words.Refusal(words.REFUSED, "Leo has called Cheat! in another window, so your tap was "
+                                           "not recorded: the screen now shows that call. Settle or cancel it first.",
+                                           stale=False)
+
+
+def test_a_call_changed_elsewhere_says_to_check_the_call_before_tapping_again():
+    said = words.refusal(CallChanged("Leo's call was cancelled or settled in another window"), on_table=False)
+    assert said == words.Refusal(words.REFUSED, "Leo's call was cancelled or settled in another window. Your tap was "
+                                                "not recorded: check the call before tapping again.", stale=True)
+
+
+def test_a_tap_on_an_old_screen_is_said_even_where_other_windows_changes_go_unsaid():
+    said = words.refusal(MovedOn("the game has moved on since the screen this tap was made on was drawn"), on_table=True)
+    assert said == words.Refusal(words.REFUSED, words.MOVED_ON, stale=False)
+    assert said.text.startswith("That tap was made on the screen as it stood before the last action")
+
+
+def test_another_windows_change_first_says_what_to_check_on_the_screen_tapped():
+    stale = StaleSitting("the game was changed in another window; it has been reloaded")
+    assert words.refusal(stale, on_table=False) == words.Refusal(
+        words.REFUSED, "Another window changed this game first, so your tap was not recorded. The screen now shows the "
+                       "game as it stands: check whose turn it is before tapping again.", stale=True)
+    assert words.refusal(stale, on_table=True).text == (
+        "Another window changed this game first, so your tap was not recorded. The screen now shows the match table "
+        "as it stands: check it before tapping again.")
+
+
+def test_a_database_or_rule_refusal_is_an_error_at_the_top_in_the_referees_words():
+    locked = words.refusal(StorageError("cannot write to the database /x.sqlite3: database is locked"), on_table=False)
+    assert locked == words.Refusal("error", "Cannot write to the database /x.sqlite3: database is locked. Another "
+                                            "program is writing to it: close that program, then tap again.", stale=False)
+    assert words.refusal(IllegalAction("it is Ben's turn, not Cara's"), on_table=False) == words.Refusal(
+        "error", "It is Ben's turn, not Cara's.", stale=False)
 
 
 def test_the_setup_says_how_many_players_a_deal_lacks_or_has_too_many():
