@@ -47,8 +47,9 @@ from assistant import (  # noqa: E402
     verdict_for,
 )
 from assistant.cards import card_count, last_cards  # noqa: E402
-from assistant.game import (MAX_TABLE, could_be_honest, dealt_from_left, next_dealer, places_gained,  # noqa: E402
-                             places_taken_back, ranked_places_most, seen_conflict, standing_counts, tapped_since_a_deal)
+from assistant.game import (MAX_TABLE, could_be_honest, dealt_from_left, given_places, next_dealer,  # noqa: E402
+                             places_gained, places_taken_back, ranked_places_most, seen_conflict, standing_counts,
+                             tapped_result, tapped_since_a_deal)
 from assistant.referee import Referee  # noqa: E402
 from assistant.rules import MIN_PLAYERS, CountRule, Order, TableKind  # noqa: E402
 from assistant.storage import (DATA_SETTING, DB_SETTING, MAX_SITTING_NAME, OpenCall, SqliteStore,  # noqa: E402
@@ -594,11 +595,9 @@ def act_from_state(kind: str, at: int, named: int | None = None) -> None:
                     flash("warning", f"That four does not fit what the table saw: {misfit}. If the four is right, an "
                                      "earlier reveal was entered wrong; the referee goes by the four.")
     elif kind == "places":
-        players = ss.get("_table_players") or ()
         places = tuple(ss.get("ranked_places") or ())
-        table = tapped_scoring(referee, TableKind.RANKED)  # only a ranked table shows places
-        places = given_places(referee) + places
-        if record(Winner(places=places, players=None if game is not None else tuple(players), table=table), at):
+        # scored ranked: only a ranked table shows places
+        if record(tapped_result(referee.state, places, ss.get("_table_players") or (), TableKind.RANKED), at):
             end_call()
             ss["ranked_places"] = []  # a second tap must not record the same game again
             say_recorded()
@@ -2068,26 +2067,8 @@ def camera_check(start: str = "") -> None:
 
 
 def record_winner(name: str, players: tuple[str, ...], scoring: TableKind, at: int) -> None:
-    referee: Referee = st.session_state["_referee"]
-    known = referee.state.game is not None
-    given = given_places(referee)
-    event = (Winner(places=given + (name,)) if given else
-             Winner(player=name, players=None if known else players, table=tapped_scoring(referee, scoring)))
-    if record(event, at):
+    if record(tapped_result(st.session_state["_referee"].state, name, players, scoring), at):
         say_recorded()
-
-
-def given_places(referee: Referee) -> tuple[str, ...]:
-    """The places a ranked game in progress has given, which a result tapped in for it keeps before the names tapped
-    (the rules take a tapped result as the whole result: a stored log replays as it was recorded)."""
-    game = referee.state.game
-    return game.places if game is not None and not game.over else ()
-
-
-def tapped_scoring(referee: Referee, scoring: TableKind) -> TableKind | None:
-    """The scoring a tapped result names: only where it changes the table's (a transcript otherwise stays in the
-    format's own words, which know no such field)."""
-    return scoring if scoring is not referee.state.table.kind else None
 
 
 def say_recorded() -> None:
@@ -2125,7 +2106,7 @@ def table_screen(referee: Referee) -> None:
                     + standing_counts(kinds if table.rows else {scoring}))
     if players:
         # a ranked game in progress whose first places are taken: those stand, and the buttons give the places after
-        taken = given_places(referee)
+        taken = given_places(state)
         left = tuple(name for name in players if name not in taken)
         most = ranked_places_most(len(players)) - len(taken)
         if taken:

@@ -406,6 +406,28 @@ def _winner(state: State, event: Winner) -> State:
     return State(game, table.with_row(players, places, tracked=False, tapped=True))
 
 
+def given_places(state: State) -> tuple[str, ...]:
+    """The places a ranked game in progress has given, which a result tapped in for it keeps before the names tapped
+    (the rules take a tapped result as the whole result: a stored log replays as it was recorded)."""
+    game = state.game
+    return game.places if game is not None and not game.over else ()
+
+
+def tapped_result(state: State, tapped: str | tuple[str, ...], players: tuple[str, ...], scoring: TableKind) -> Winner:
+    """The event of a result tapped in on ``state``: ``tapped`` a winner's name (their button) or the places listed in
+    order, after any :func:`given_places`; ``players`` the table's, sent only where no game was dealt to name them;
+    ``scoring`` how it scores. A winner alone is the format's ``player``, not one place: the transcript says a match
+    win as TRANSCRIPT.md does. The scoring is named only where it changes the table's (a transcript otherwise stays in
+    the format's own words, which know no such field)."""
+    given = given_places(state)
+    named = None if state.game is not None else tuple(players)
+    table = scoring if scoring is not state.table.kind else None
+    if isinstance(tapped, str) and not given:
+        return Winner(player=tapped, players=named, table=table)
+    places = given + ((tapped,) if isinstance(tapped, str) else tapped)
+    return Winner(places=places, players=named, table=table)
+
+
 def places_taken_back(before: Game, after: Game) -> tuple[tuple[int, str], ...]:
     """The places ``before`` gave that ``after`` (the same game, an event later: an undo, a verdict corrected to a
     lie) takes back, each as (place, name): on a ranked table, while ``before`` was still in play, the places past

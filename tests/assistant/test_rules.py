@@ -7,7 +7,8 @@ import pytest
 from assistant import (
     CountRule, FourOfAKind, IllegalAction, NewGame, NoCall, Order, Pass, Play, Rank, Sitting, TableKind, Undo, Winner,
 )
-from assistant.game import MatchTable, dealt_from_left, next_dealer, standing_counts
+from assistant.events import to_dict
+from assistant.game import MatchTable, dealt_from_left, given_places, next_dealer, standing_counts, tapped_result
 from assistant.rules import Rules as RulesType
 
 from .helpers import call, sitting
@@ -589,6 +590,43 @@ def test_ranked_winner_tap_takes_places():
     assert table.state.table.scores() == {"Alice": 2, "Ben": 0, "Cara": 3}
     with pytest.raises(IllegalAction, match="places are for a ranked table"):
         sitting(("Alice", "Ben")).apply(Winner(places=("Alice",)))
+
+
+def test_a_winner_tapped_alone_is_stored_as_the_formats_player_and_places_listed_as_places():
+    """The app's winner buttons and its "Record these places" build their events here: a single name from a winner's
+    button stays ``player`` (as ``places`` of one the stored transcript would change), places listed stay ``places``
+    even one long, and the table's players and scoring are sent only where no game or table says them."""
+    seated = ("Ann", "Ben", "Cy")
+    untracked = Sitting().state  # a match table, nothing dealt
+    assert tapped_result(untracked, "Ann", seated, TableKind.MATCH) == Winner(player="Ann", players=seated)
+    assert to_dict(tapped_result(untracked, "Ann", seated, TableKind.MATCH)) == {
+        "event": "winner", "player": "Ann", "players": ["Ann", "Ben", "Cy"]}
+    assert tapped_result(untracked, "Ann", seated, TableKind.RANKED) == Winner(
+        player="Ann", players=seated, table=TableKind.RANKED)
+    assert tapped_result(untracked, ("Cy",), seated, TableKind.RANKED) == Winner(
+        places=("Cy",), players=seated, table=TableKind.RANKED)
+    assert tapped_result(untracked, ("Cy", "Ann"), seated, TableKind.RANKED) == Winner(
+        places=("Cy", "Ann"), players=seated, table=TableKind.RANKED)
+    assert tapped_result(untracked, ("Cy", "Ann", "Ben"), seated, TableKind.RANKED) == Winner(
+        places=("Cy", "Ann", "Ben"), players=seated, table=TableKind.RANKED)
+    ranked = Sitting([Winner(places=("Cy", "Ann"), players=seated, table=TableKind.RANKED)]).state
+    assert tapped_result(ranked, ("Ben", "Cy"), seated, TableKind.RANKED) == Winner(places=("Ben", "Cy"),
+                                                                                    players=seated)
+    assert tapped_result(ranked, "Ben", seated, TableKind.MATCH) == Winner(player="Ben", players=seated,
+                                                                           table=TableKind.MATCH)
+    dealt = sitting(("Alice", "Ben", "Cara"), Play("Alice", 1)).state  # the game names its players
+    assert tapped_result(dealt, "Ben", seated, TableKind.MATCH) == Winner(player="Ben")
+
+
+def test_a_result_tapped_for_a_ranked_game_in_progress_keeps_the_places_it_has_given_first():
+    table = sitting(("Alice", "Ben", "Cara", "Dev"), Play("Alice", 11), Play("Ben", 1), Play("Cara", 1),
+                    Play("Dev", 1), Play("Alice", 2), NoCall(), max_cards=None, table=TableKind.RANKED)
+    assert given_places(table.state) == ("Alice",)
+    assert tapped_result(table.state, "Ben", (), TableKind.RANKED) == Winner(places=("Alice", "Ben"))
+    assert tapped_result(table.state, ("Ben", "Dev"), (), TableKind.RANKED) == Winner(places=("Alice", "Ben", "Dev"))
+    table.apply(Winner(places=("Alice", "Ben")))
+    assert given_places(table.state) == (), "a game over gives no places to a tap after it"
+    assert tapped_result(table.state, "Ben", (), TableKind.RANKED) == Winner(player="Ben")
 
 
 def test_random_first_player_is_recorded_in_the_new_game():
