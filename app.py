@@ -837,26 +837,18 @@ def kept_seats() -> list[str]:
     return seats
 
 
-def offered_table(referee: Referee) -> TableKind:
-    """The table's kind a setup, and the match table's choice for games tapped in, offer (one choice, one key): a deal
-    taken back's (:attr:`Sitting.deal_taken_back`), else the table's."""
-    undone = referee.sitting.deal_taken_back
-    return undone.rules.table if undone is not None else referee.state.table.kind
-
-
 def setup_screen(referee: Referee) -> None:
     state = referee.state
     previous = state.game
-    undone = referee.sitting.deal_taken_back  # offers its own choices again; otherwise the last game's
-    default = (list(undone.players) if undone is not None else list(previous.players) if previous is not None
-               else list(state.table.players))
+    offer = referee.sitting.setup_offer()  # a deal taken back offers its own choices again; otherwise the last game's
+    default = list(offer.players)
     if "seats" not in st.session_state:
         st.session_state["seats"] = kept_seats() or default
     seats: list[str] = st.session_state["seats"]
     # the seats in the page's address too, while they differ from the last game's: a reload or a server's restart
     # in the middle of a setup keeps the players added so far
     put_in_address("seat", seats, default)
-    base = undone.rules if undone is not None else previous.rules if previous is not None else Rules()
+    base = offer.rules
 
     st.title("New game", anchor=False)
     left, right = st.columns([1, 1], gap="large")
@@ -891,18 +883,15 @@ def setup_screen(referee: Referee) -> None:
         if seats:
             # a new box when the seats change, which keeps a dealer still seated; kept through a reload, as the
             # players and the rules are
-            offered = (undone.dealer if undone is not None and undone.dealer in seats
-                       else next_dealer(state, tuple(seats)))
+            offered = offer.dealer if offer.dealer in seats else next_dealer(state, tuple(seats))
             dealer = st.selectbox("Dealer", seats, key=kept_choice(f"dealer_{'|'.join(seats)}", seats, offered,
                                                                    name="dealer"))
             if tapped := tapped_since_a_deal(state):  # why the deal has moved on more than one seat
                 st.caption(f"The deal passes to the left once for each game: {words.number(tapped)} "
                            f"{'game was' if tapped == 1 else 'games were'} recorded by a tap since the last deal here.")
         firsts = ["Dealer's left", "Chosen at random"]
-        # the last deal's way (a first player is recorded only where one was drawn at random), for the next game too
-        drawn = (last_deal := referee.sitting.last_deal) is not None and last_deal.first is not None
         first_rule = st.radio("First player", firsts, horizontal=True,
-                              key=kept_choice("rule_first", firsts, firsts[1] if drawn else firsts[0]))
+                              key=kept_choice("rule_first", firsts, firsts[1] if offer.first_drawn else firsts[0]))
 
     with right:
         st.subheader("House rules", anchor=False)
@@ -925,7 +914,7 @@ def setup_screen(referee: Referee) -> None:
                               format_func=words.COUNT_RULE_LABELS.get)
         four = st.toggle("Four of a kind may be laid out",
                          key=kept_choice("rule_four", [False, True], base.four_of_a_kind))
-        table = st.radio("Table", list(TableKind), key=kept_choice("rule_table", list(TableKind), offered_table(referee)),
+        table = st.radio("Table", list(TableKind), key=kept_choice("rule_table", list(TableKind), offer.table),
                          format_func=words.TABLE_LABELS.get)
         rules = Rules(decks=decks, jokers=jokers, max_cards=max_cards, order=order, passing=passing,
                       count_rule=count_rule, four_of_a_kind=four, table=table)
@@ -2100,7 +2089,7 @@ def table_screen(referee: Referee) -> None:
         # the setup's own choice (one key, kept in the page's address): a table that only taps results in chooses
         # its scoring here, without a game dealt
         scoring = st.radio("How a game tapped in scores", list(TableKind),
-                           key=kept_choice("rule_table", list(TableKind), offered_table(referee)),
+                           key=kept_choice("rule_table", list(TableKind), referee.sitting.setup_offer().table),
                            format_func=words.TABLE_LABELS.get, horizontal=True)
     summary.caption(f"{len(table.rows)} game{'s' if len(table.rows) != 1 else ''} finished · "
                     + standing_counts(kinds if table.rows else {scoring}))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import gc
 import json
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Sequence, TextIO
 
 from . import strict_json
@@ -16,12 +17,33 @@ from .calls import CallRecord, CallTally
 from .errors import BadEvent, CheatError, IllegalAction
 from .events import Event, NewGame, Undo, from_dict, to_dict
 from .game import State, advance
+from .rules import Rules, TableKind
 
 
 #: Every how many counted events a state is kept whole for undo. Those between are let go and worked out again
 #: from the kept one before them when an undo reaches them (at most this many events replayed): kept whole, every
 #: state of a long log held its own hands and match table, and a 500,000-line transcript needed gigabytes.
 KEEP_EVERY = 32
+
+
+@dataclass(frozen=True)
+class SetupOffer:
+    """What a new game's setup offers before anything is chosen (:meth:`Sitting.setup_offer`): a deal taken back offers
+    its own choices again; otherwise the last game's."""
+
+    #: the seats: the deal taken back's players, else the last game's, else the table's
+    players: tuple[str, ...]
+    #: the deal taken back's dealer (None where there is none): offered while still seated, else the setup offers
+    #: :func:`~assistant.game.next_dealer` of its seats
+    dealer: str | None
+    #: the house rules: the deal taken back's, else the last game's, else the defaults
+    rules: Rules
+    #: the table's kind the setup, and the match table's choice for games tapped in, offer (one choice, one key): a deal
+    #: taken back's, else the table's (which a game tapped in may have scored otherwise than the last game's rules)
+    table: TableKind
+    #: whether the first player is drawn at random: the last deal's way (a first player is recorded only where one was
+    #: drawn at random), for the next game too
+    first_drawn: bool
 
 
 class Sitting:
@@ -142,6 +164,20 @@ class Sitting:
         if at is None or (self._counted_at and self._counted_at[-1] >= at):  # counted, it would be among them
             return None
         return self.log[at]
+
+    def setup_offer(self) -> SetupOffer:
+        """What a new game's setup offers (:class:`SetupOffer`): the choices of the deal taken back
+        (:attr:`deal_taken_back`), else of the last game, else the table's; the way the first player is chosen, the
+        last deal's (:attr:`last_deal`). The setup's seats, dealer and rules and the match table's choice for games
+        tapped in all read them here."""
+        undone, game, table = self.deal_taken_back, self.state.game, self.state.table
+        last = self.last_deal
+        source = undone if undone is not None else game
+        return SetupOffer(players=source.players if source is not None else table.players,
+                          dealer=undone.dealer if undone is not None else None,
+                          rules=source.rules if source is not None else Rules(),
+                          table=undone.rules.table if undone is not None else table.kind,
+                          first_drawn=last is not None and last.first is not None)
 
     def _last_deal_at(self) -> int | None:
         return next((i for i in range(len(self.log) - 1, -1, -1) if isinstance(self.log[i], NewGame)), None)

@@ -10,6 +10,7 @@ from assistant import (
 from assistant.events import to_dict
 from assistant.game import MatchTable, dealt_from_left, given_places, next_dealer, standing_counts, tapped_result
 from assistant.rules import Rules as RulesType
+from assistant.sitting import SetupOffer
 
 from .helpers import call, sitting
 
@@ -715,6 +716,47 @@ def test_the_last_deal_is_known_after_an_undo_takes_it_back():
     assert (table.last_deal, table.deal_taken_back) == (second, second)
     table.apply(first)
     assert (table.last_deal, table.deal_taken_back) == (first, None)
+
+
+def test_a_setup_offers_the_deal_taken_back_else_the_last_game_else_the_table():
+    """The setup's seats, dealer, rules and table: a deal undone to change a seat or the dealer offers its own choices
+    again, not the game before's; with no deal taken back, the last game's; with no game, the table's players."""
+    table = Sitting()
+    assert table.setup_offer() == SetupOffer(players=(), dealer=None, rules=RulesType(), table=TableKind.MATCH,
+                                             first_drawn=False)
+    first = NewGame(("Alice", "Ben"), dealer="Ben", rules=RulesType(decks=2))
+    table.apply(first)
+    assert table.setup_offer() == SetupOffer(players=("Alice", "Ben"), dealer=None, rules=RulesType(decks=2),
+                                             table=TableKind.MATCH, first_drawn=False)
+    second = NewGame(("Alice", "Ben", "Cara"), dealer="Alice", rules=RulesType(jokers=True, table=TableKind.RANKED))
+    table.apply(second)
+    table.apply(Undo())
+    assert table.setup_offer() == SetupOffer(players=("Alice", "Ben", "Cara"), dealer="Alice",
+                                             rules=RulesType(jokers=True, table=TableKind.RANKED),
+                                             table=TableKind.RANKED, first_drawn=False)
+    table.apply(Undo())  # the first deal too: no game, the table's players
+    table.apply(Winner("Cara", players=("Cara", "Dev")))
+    assert table.setup_offer() == SetupOffer(players=("Cara", "Dev"), dealer=None, rules=RulesType(),
+                                             table=TableKind.MATCH, first_drawn=False)
+
+
+def test_a_setup_offers_the_tables_own_scoring_and_the_last_deals_way_of_choosing_the_first_player():
+    """Two choices with sources of their own: the table's kind is the table's, which a game tapped in may have scored
+    otherwise than the last game's rules; a first player drawn at random is drawn again after the last deal, even one
+    taken back and then passed by."""
+    tapped = Sitting([Winner(places=("Cara", "Ann"), players=("Ann", "Ben", "Cara"), table=TableKind.RANKED)])
+    offer = tapped.setup_offer()
+    assert offer.table is TableKind.RANKED and offer.rules == RulesType() and offer.rules.table is TableKind.MATCH
+    played = sitting(("Ann", "Ben"), Winner("Ann"), Winner(places=("Ben", "Ann"), table=TableKind.RANKED))
+    offer = played.setup_offer()  # the last game's players and rules, and the scoring of the games tapped in since
+    assert offer.players == ("Ann", "Ben") and offer.rules.table is TableKind.MATCH and offer.table is TableKind.RANKED
+    table = sitting(("Alice", "Ben", "Cara"))
+    table.apply(NewGame(("Alice", "Ben"), first="Ben"))
+    assert table.setup_offer().first_drawn and table.setup_offer().dealer is None
+    table.apply(Undo())
+    table.apply(Play("Alice", 1))  # the game before played on: the deal taken back is history
+    offer = table.setup_offer()
+    assert offer.players == ("Alice", "Ben", "Cara") and offer.dealer is None and offer.first_drawn
 
 
 def test_a_deal_taken_back_is_history_once_anything_counts_after_it():
