@@ -161,6 +161,38 @@ def test_a_png_damaged_inside_is_said_so_naming_its_chunk_and_libpng_prints_noth
     assert capfd.readouterr().err == ""
 
 
+def _png_chunk(kind: bytes, data: bytes, crc: int | None = None) -> bytes:
+    """A PNG chunk, its checksum right unless ``crc`` is given."""
+    crc = zlib.crc32(kind + data) if crc is None else crc
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc)
+
+
+@pytest.mark.parametrize("damage", ["a text after the pixels", "a private chunk after the pixels", "the IEND"])
+def test_a_png_whose_pixels_are_whole_is_read_though_a_chunk_after_them_fails_its_checksum(damage):
+    """libpng passes over such a chunk with a warning and decodes the picture whole, as the reader did: the checksum
+    walk refused the photo as "damaged inside" for a text chunk after IDAT gone bad."""
+    ok, png = cv2.imencode(".png", np.random.default_rng(1).integers(0, 256, (48, 64, 3), np.uint8))
+    png = png.tobytes()
+    end = len(png) - 12  # the IEND chunk
+    if damage == "the IEND":
+        damaged = png[:-4] + b"\0\0\0\0"
+    else:
+        kind, data = (b"tEXt", b"Comment\x00the table") if damage.startswith("a text") else (b"prVt", b"xyz")
+        damaged = png[:end] + _png_chunk(kind, data, crc=0) + png[end:]
+    assert load_image(damaged).shape == (48, 64, 3)
+
+
+def test_a_png_chunk_whose_type_is_damaged_is_said_so_not_named_by_its_bytes():
+    """A NUL or a newline in the chunk's type was put in the message as it came ("its \\nDAT data fails ...")."""
+    ok, png = cv2.imencode(".png", np.random.default_rng(2).integers(0, 256, (48, 64, 3), np.uint8))
+    png = png.tobytes()
+    at = png.index(b"IDAT")
+    for byte in (b"\n", b"\x00", b"\xc9"):
+        with pytest.raises(ImageError, match=r"^a PNG damaged inside \([\d,]+ bytes: a chunk whose type is damaged "
+                                             r"fails its checksum\)"):
+            load_image(png[:at] + byte + png[at + 1:])
+
+
 def test_an_empty_path_is_said_as_such_not_as_a_folder():
     """Path("") is ".", the folder the reader runs in: "a folder, not an image" named the wrong fault."""
     with pytest.raises(ImageError, match="^no image named: the path given is empty$"):
