@@ -383,8 +383,8 @@ def _winner(state: State, event: Winner) -> State:
         raise IllegalAction("no players known yet: give the table's players with the winner")
     if twice := next((name for i, name in enumerate(players) if name in players[:i]), None):
         raise IllegalAction(f"{who(twice)} is listed twice; player names must be unique")
-    if not 2 <= len(players) <= MAX_TABLE:
-        raise IllegalAction(f"a game takes 2 to {MAX_TABLE} players (two decks), not {len(players)}")
+    if not MIN_PLAYERS <= len(players) <= MAX_TABLE:
+        raise IllegalAction(f"a game takes {MIN_PLAYERS} to {MAX_TABLE} players (two decks), not {len(players)}")
     if event.table is not None and event.table is not table.kind:
         if in_progress:
             raise IllegalAction(f"the game in progress scores on a {table.kind.value} table, not a {event.table.value} "

@@ -266,6 +266,7 @@ def undone_elsewhere(taken: list, stored: OpenCall | None) -> list[str]:
     took_back()
     return said
 
+
 def sentence(text: str) -> str:
     """A message of the core ("a sitting needs a name") as a sentence on screen: capital first, full stop last."""
     text = text.strip()
@@ -401,6 +402,7 @@ def pile_corrected(game: Game, verdict: Verdict) -> str:
     # in few words: the line is two lines high, and said in full ("the other 2 go back to Bartholomew Kent's hand;
     # the pile holds 22, not 24") the end of it lay out of sight, in a box that scrolls without showing it does
     return f" ({corrected}; pile {verdict.cards}, not {game.pile})" if corrected else ""
+
 
 def local_moment(created: str) -> tuple[str, str]:
     """The day and the time (HH:MM) a sitting began, on this machine's clock. The database keeps UTC, one order for
