@@ -373,7 +373,7 @@ def play_game(work: Path, shots: Path | None) -> dict:
             # its answer, the cards put in or a corner saying why none were, waited for: on a loaded machine the run
             # that answers can begin after the tap's settle, and the cards it put in came after the line was read, in
             # front of two tapped by hand ("A 9 A 9", pile 4)
-            run.first_visible(['[data-testid="stToast"]', "text=/Revealed: (?!none yet)/"])
+            run.first_visible(['[data-testid="stToast"]:has-text("The camera")', "text=/Revealed: (?!none yet)/"])
             line = run.page.get_by_text("Revealed:").first.text_content()
             revealed = [] if "none yet" in line else sorted(line.split("Revealed:")[1].split())
             result["camera_revealed"] = revealed
