@@ -1668,8 +1668,9 @@ def live_reading(referee: Referee, caller: str) -> None:
 
 def read_the_call(referee: Referee, caller: str) -> tuple[str, bool]:
     """What the live camera says of the open call, as a line of HTML, and whether it is news to say to a player who
-    cannot see it (not while no card has been found yet); a reading that may decide alone gives the verdict (and the
-    page runs again). What the line offers the table is kept for its button (:func:`offer`)."""
+    cannot see it (not while no card has been found yet); a reading that may decide alone (:func:`camera.call_answer`)
+    gives the verdict (and the page runs again). What the line offers the table is kept for its button
+    (:func:`offer`)."""
     feed = active_feed()
     call = st.session_state.get("call")
     offer(None, ())
@@ -1686,50 +1687,36 @@ def read_the_call(referee: Referee, caller: str) -> tuple[str, bool]:
         # over: read this one from now on, and never with a reading left from another
         arm_feed(feed, call)
     reading = feed.current()
-    claim = referee.state.game.last_play if referee.state.game is not None else None
-    if claim is None:
+    game = referee.state.game
+    if game is None or game.last_play is None:
         return "", False
-    ok, why = camera.may_apply(reading, claim.count)
-    # a camera stopped since its last picture (switched off and on in the sidebar, the browser's camera comes back
-    # stopped): "no card found in the picture yet" had the table wait for a camera that was off
-    # (a reading left from before it stopped too: "the reading is not steady yet" waited for frames that never came)
-    silent = feed.silent()
-    if (not ok and silent) or (not reading.ranks and not feed.frames_seen):
-        why = "the camera is sending no picture" if silent else "the camera has sent no picture yet"
-        if st.session_state.get("camera_source") == "live":
-            why += ": press START under it"
-    if ok and call.revealed:
-        # the table has started entering the cards by hand: it has taken over, the camera only advises
-        ok, why = False, "the table is entering the cards"
-    seen = esc(words.cards_shown(reading.ranks))
-    if ok:
-        try:
-            verdict_for(referee.state.game, caller, reading.ranks)
-        except CheatError as error:
-            offer(call, (), "The camera's reading cannot be right: enter the cards by hand.")
-            return f"⚠ Camera reads <b>{seen}</b>, which cannot be right: enter the cards by hand ({esc(error)}).", True
-        if seen_conflict(referee.state.game, claim.player, reading.ranks) is not None:
-            # a misreading, or an earlier reveal entered wrong: the table decides. Why it does not fit (four lines
-            # more, which the line's height would hide) is said under the revealed cards once they are put in.
-            offer(call, reading.ranks)
-            return (f"⚠ Camera reads <b>{seen}</b>, which does not fit what the table saw: check the cards, and tap them "
-                    "in.", True)
+    answer = camera.call_answer(reading, game, caller, call.revealed, feed.silent(), feed.frames_seen,
+                                live=st.session_state.get("camera_source") == "live")
+    if answer.action is camera.CallAction.SETTLE:
         # another window's camera may give the same verdict first: nobody tapped, so that is not said
-        if settle(call, reading.ranks, say_stale=False):
-            camera.trace("verdict_recorded", ranks=[r.value for r in reading.ranks])
+        if settle(call, answer.ranks, say_stale=False):
+            camera.trace("verdict_recorded", ranks=[r.value for r in answer.ranks])
         st.rerun(scope="app")
-    if reading.ranks:
-        offer(call, reading.ranks)
-        return f"Camera reads: <b>{seen}</b> ({esc(why)})", True
-    if reading.guess:  # the reader abstained: its guess is offered to the table, never applied alone
+    offer(call, answer.ranks, answer.why_not)
+    return camera_line(answer, reading), answer.news
+
+
+def camera_line(answer: camera.CallAnswer, reading: camera.Reading) -> str:
+    """The live camera's line of HTML for what it does with the call (:func:`camera.call_answer`)."""
+    seen = esc(words.cards_shown(reading.ranks))
+    why = esc(answer.why)
+    if answer.action is camera.CallAction.IMPOSSIBLE:
+        return f"⚠ Camera reads <b>{seen}</b>, which cannot be right: enter the cards by hand ({why})."
+    if answer.action is camera.CallAction.MISFIT:
+        # why it does not fit (four lines more, which the line's height would hide) is said under the revealed cards
+        # once they are put in
+        return f"⚠ Camera reads <b>{seen}</b>, which does not fit what the table saw: check the cards, and tap them in."
+    if answer.action is camera.CallAction.GUESS:
         guessed = " ".join("?" if rank is None else words.card_word(rank) for rank in reading.guess)
-        if None in reading.guess:  # a card it could not read at all: the guess leaves it out, and would be wrong
-            offer(call, (), "The camera could not read every card: tap the cards in.")
-        else:
-            offer(call, reading.guess)
-        return f"Camera is unsure ({esc(why)}). Best guess: <b>{esc(guessed)}</b>", True
-    offer(call, (), "The camera has read no card yet: tap the cards in, or wait for its reading.")
-    return f"Camera reads: <b>nothing yet</b> ({esc(why)})", feed.frames_seen == 0 or silent
+        return f"Camera is unsure ({why}). Best guess: <b>{esc(guessed)}</b>"
+    if answer.action is camera.CallAction.NOTHING:
+        return f"Camera reads: <b>nothing yet</b> ({why})"
+    return f"Camera reads: <b>{seen}</b> ({why})"  # READ (SETTLE too, where st.rerun did not stop the run)
 
 
 def offer(call: OpenCall | None, ranks: tuple[Rank, ...], why_not: str = "") -> None:

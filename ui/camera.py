@@ -1,9 +1,10 @@
 """The camera side of the app: find the card reader, run it on frames, keep a steady reading.
 
 The reader lives in ``vision/reader.py`` (built separately). This module only adapts it to the app:
-it never decides a verdict. It turns frames into a :class:`Reading` (ranks, how sure, how steady)
-and draws the reader's boxes on the picture. When the reader is missing the app falls back to
-entering the revealed ranks by hand.
+it never decides a verdict (the rules do). It turns frames into a :class:`Reading` (ranks, how sure,
+how steady), says whether a reading may settle a call alone (:func:`call_answer`), and draws the
+reader's boxes on the picture. When the reader is missing the app falls back to entering the
+revealed ranks by hand.
 """
 
 from __future__ import annotations
@@ -17,13 +18,15 @@ import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import Path
 from typing import Any, Sequence
 from weakref import WeakSet
 
 import numpy as np
 
-from assistant import Rank
+from assistant import CheatError, Game, Rank, verdict_for
+from assistant.game import seen_conflict
 
 #: A reading is steady when the same ranks won this many of the last WINDOW frames (vision.reader.Stabiliser).
 STEADY_FRAMES = 3
@@ -90,6 +93,77 @@ def may_apply(reading: Reading, claimed: int) -> tuple[bool, str]:
     if reading.seen_before:
         return False, "these cards were already in view when Cheat! was called: check them and confirm"
     return True, ""
+
+
+class CallAction(Enum):
+    """What the live camera does with an open call (:func:`call_answer`)."""
+
+    SETTLE = "settle"  # gives the verdict alone
+    IMPOSSIBLE = "impossible"  # reads cards the rules refuse: the table enters them by hand
+    MISFIT = "misfit"  # reads cards that do not fit what the table saw: offered, for the table to check
+    READ = "read"  # reads cards it may not settle the call with alone: offered
+    GUESS = "guess"  # unsure: its best guess offered, where it read every card of it
+    NOTHING = "nothing"  # has read no card yet
+
+
+@dataclass(frozen=True)
+class CallAnswer:
+    """What the live camera does with an open call, and what its line and its button say of it."""
+
+    action: CallAction
+    ranks: tuple[Rank, ...] = ()  # the cards it settles the call with, or offers the table; () where none
+    why: str = ""  # why it may not settle the call alone, or why its reading cannot be right (IMPOSSIBLE), in words
+    why_not: str = ""  # why its button puts no card in, where it offers none
+    #: worth saying to a player who cannot see the line: not "nothing yet" while the cards still lie face down
+    news: bool = True
+
+
+def call_answer(reading: Reading, game: Game, caller: str, revealed: tuple[Rank, ...], silent: bool, frames_seen: int,
+                live: bool) -> CallAnswer:
+    """What the live camera does with the call ``caller`` made on ``game``'s last play, from its ``reading``: a referee
+    that guesses is worse than none. It settles the call alone only with a reading :func:`may_apply` accepts, that the
+    rules accept and that fits what the table saw, and never once the table has started entering the cards
+    (``revealed``); anything else is offered to the table, or said why not. ``silent`` and ``frames_seen``: the feed's
+    (:meth:`LiveFeed.silent`); ``live``: the browser's camera, which its START button starts."""
+    ok, why = may_apply(reading, game.last_play.count)
+    # a camera stopped since its last picture (switched off and on in the sidebar, the browser's camera comes back
+    # stopped): "no card found in the picture yet" had the table wait for a camera that was off
+    # (a reading left from before it stopped too: "the reading is not steady yet" waited for frames that never came)
+    if (not ok and silent) or (not reading.ranks and not frames_seen):
+        why = "the camera is sending no picture" if silent else "the camera has sent no picture yet"
+        if live:
+            why += ": press START under it"
+    if ok and revealed:
+        # the table has started entering the cards by hand: it has taken over, the camera only advises
+        ok, why = False, "the table is entering the cards"
+    if ok:
+        return _sure_answer(reading.ranks, game, caller)
+    return _offered(reading, why, nothing_is_news=frames_seen == 0 or silent)
+
+
+def _sure_answer(ranks: tuple[Rank, ...], game: Game, caller: str) -> CallAnswer:
+    """A reading the camera may act on alone, weighed by the rules and the cards the table saw."""
+    try:
+        verdict_for(game, caller, ranks)
+    except CheatError as error:
+        return CallAnswer(CallAction.IMPOSSIBLE, why=str(error),
+                          why_not="The camera's reading cannot be right: enter the cards by hand.")
+    if seen_conflict(game, game.last_play.player, ranks) is not None:
+        # a misreading, or an earlier reveal entered wrong: the table decides
+        return CallAnswer(CallAction.MISFIT, ranks)
+    return CallAnswer(CallAction.SETTLE, ranks)
+
+
+def _offered(reading: Reading, why: str, nothing_is_news: bool) -> CallAnswer:
+    """A reading the camera may not act on alone (``why``): offered to the table, its best guess where it is unsure."""
+    if reading.ranks:
+        return CallAnswer(CallAction.READ, reading.ranks, why)
+    if reading.guess:  # the reader abstained: its guess is offered to the table, never applied alone
+        if None in reading.guess:  # a card it could not read at all: the guess leaves it out, and would be wrong
+            return CallAnswer(CallAction.GUESS, (), why, "The camera could not read every card: tap the cards in.")
+        return CallAnswer(CallAction.GUESS, reading.guess, why)
+    return CallAnswer(CallAction.NOTHING, (), why,
+                      "The camera has read no card yet: tap the cards in, or wait for its reading.", nothing_is_news)
 
 
 def trace(kind: str, **fields: Any) -> None:
