@@ -1399,7 +1399,7 @@ def game_screen(referee: Referee) -> None:
 
     if call is None:  # while a call is open, its panel above holds what can be done
         if not game.over:
-            action_panel(referee, game, log_len, waiting)
+            action_panel(game, log_len, waiting)
         else:
             button(st, "Next game", key="next_game", type="primary",
                    on_click=lambda: st.session_state.update(screen="Setup"))
@@ -1472,7 +1472,7 @@ def callers_per_row(seated: list[str], callers: int, wide: bool) -> tuple[int, b
     return per_row, small
 
 
-def action_panel(referee: Referee, game, log_len: int, waiting: bool) -> None:
+def action_panel(game, log_len: int, waiting: bool) -> None:
     """The buttons of a turn: Cheat! on a play that can be called, then the next play's; only the first where
     ``waiting`` (:attr:`Game.last_play_ends_the_game`)."""
     claim = game.last_play
