@@ -378,7 +378,7 @@ def _cut_short(head: bytes, tail: bytes, size: int, header_read: bool) -> str | 
     ends = tail.rstrip(b"\0")
     if head.startswith(b"\xff\xd8") and not ends.endswith(b"\xff\xd9"):
         return "JPEG"
-    if head.startswith(b"\x89PNG\r\n\x1a\n") and not tail.endswith(b"IEND\xaeB`\x82"):
+    if head.startswith(_PNG) and not tail.endswith(b"IEND\xaeB`\x82"):
         return "PNG"
     if head[:4] == b"RIFF" and head[8:12] == b"WEBP" and int.from_bytes(head[4:8], "little") + 8 > size:
         return "WebP"

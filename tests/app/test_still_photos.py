@@ -45,10 +45,15 @@ def called(db, monkeypatch, source: str, count: int):
     return at
 
 
+def uploader(at):
+    """The call's photo uploader (its key is new with each run of the server)."""
+    return at.file_uploader(key=camera.photo_key("upload"))
+
+
 def give(at, source: str, name: str, data: bytes) -> None:
     """The photo ``data`` handed to the app as ``source`` takes it: uploaded, or snapped."""
     if source == "upload":
-        at.file_uploader(key=camera.photo_key("upload")).upload(name, data, "image/jpeg").run()
+        uploader(at).upload(name, data, "image/jpeg").run()
     else:
         at.camera_input(key=camera.photo_key("snapshot")).upload(name, data).run()
     assert not at.exception, at.exception
@@ -114,7 +119,7 @@ def test_a_photo_put_in_is_put_in_once_so_a_card_taken_back_stays_back(db, monke
 
 def test_an_upload_that_is_not_a_picture_is_refused_and_changes_nothing(db, monkeypatch, photo):
     at = called(db, monkeypatch, "upload", 2)
-    at.file_uploader(key=camera.photo_key("upload")).upload("flip.jpg", b"these bytes are not a JPEG", "image/jpeg").run()
+    uploader(at).upload("flip.jpg", b"these bytes are not a JPEG", "image/jpeg").run()
     assert not at.exception, at.exception
     assert any("not a picture the app can read" in e for e in errors(at))
     assert stored_state(db).state.game.last_call is None
@@ -126,7 +131,7 @@ def test_the_upload_takes_every_picture_format_the_reader_decodes(db, monkeypatc
     uploader takes each format the reader decodes (a WebP from a chat, a screenshot), JPEG first and HEIC left out (so
     Safari on a Mac converts an iPhone's photo to JPEG rather than hand over HEIC)."""
     at = called(db, monkeypatch, "upload", 2)
-    allowed = [t.lstrip(".") for t in at.file_uploader(key=camera.photo_key("upload")).allowed_type]
+    allowed = [t.lstrip(".") for t in uploader(at).allowed_type]
     assert {"jpg", "png", "webp", "bmp", "tif", "gif"} <= set(allowed)
     assert allowed[0] == "jpg" and not {"heic", "heif"} & set(allowed)
     picture = cv2.imdecode(np.frombuffer(photo[0], np.uint8), cv2.IMREAD_COLOR)
@@ -141,7 +146,7 @@ def test_a_webp_upload_is_read_and_shown(db, monkeypatch, photo):
     assert ok
     reading, _ = camera.read_still(camera.decode(webp.tobytes())[0])
     at = called(db, monkeypatch, "upload", len(reading.ranks))
-    at.file_uploader(key=camera.photo_key("upload")).upload("flip.webp", webp.tobytes(), "image/webp").run()
+    uploader(at).upload("flip.webp", webp.tobytes(), "image/webp").run()
     assert not at.exception and not errors(at), errors(at)
     assert f"Camera reads: {' '.join(r.value for r in reading.ranks)}" in text(at).replace("*", "")
 
