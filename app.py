@@ -48,8 +48,8 @@ from assistant import (  # noqa: E402
 )
 from assistant.cards import card_count, last_cards  # noqa: E402
 from assistant.game import (MAX_TABLE, could_be_honest, dealt_from_left, given_places, next_dealer,  # noqa: E402
-                             places_gained, places_taken_back, ranked_places_most, seen_conflict, standing_counts,
-                             tapped_result, tapped_since_a_deal)
+                             places_gained, places_taken_back, players_to_tap, ranked_places_most, seen_conflict,
+                             standing_counts, tapped_result, tapped_since_a_deal)
 from assistant.referee import Referee  # noqa: E402
 from assistant.rules import MIN_PLAYERS, CountRule, Order, TableKind  # noqa: E402
 from assistant.storage import (DATA_SETTING, DB_SETTING, MAX_SITTING_NAME, OpenCall, SqliteStore,  # noqa: E402
@@ -2064,11 +2064,8 @@ def table_screen(referee: Referee) -> None:
     kinds = table.kinds()
     unit = "Wins" if kinds == {TableKind.MATCH} else "Points"
     summary = st.empty()  # filled once the scoring is known: with no game finished, the one chosen below
-    # the game's players; with no game (its deal undone, or none yet), those seated, then those of the table or of
-    # the last deal made
-    last_dealt = last_deal.players if (last_deal := referee.sitting.last_deal) is not None else ()
-    players = (tuple(state.game.players) if state.game is not None
-               else tuple(st.session_state.get("seats") or table.players or last_dealt))
+    offer = referee.sitting.setup_offer()
+    players = players_to_tap(state, st.session_state.get("seats") or (), offer.players)  # as the setup shows them
     st.subheader("Record a winner", anchor=False)
     in_progress = state.game is not None and not state.game.over
     scoring = table.kind  # the game in progress's, or the table's choice for the games tapped in
@@ -2076,7 +2073,7 @@ def table_screen(referee: Referee) -> None:
         # the setup's own choice (one key, kept in the page's address): a table that only taps results in chooses
         # its scoring here, without a game dealt
         scoring = st.radio("How a game tapped in scores", list(TableKind),
-                           key=kept_choice("rule_table", list(TableKind), referee.sitting.setup_offer().table),
+                           key=kept_choice("rule_table", list(TableKind), offer.table),
                            format_func=words.TABLE_LABELS.get, horizontal=True)
     summary.caption(f"{len(table.rows)} game{'s' if len(table.rows) != 1 else ''} finished · "
                     + standing_counts(kinds if table.rows else {scoring}))

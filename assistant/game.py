@@ -12,7 +12,7 @@ import json
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from .cards import Rank, card_count, last_cards, step
 from .errors import CheatError, IllegalAction, ImpossibleReveal
@@ -413,14 +413,32 @@ def given_places(state: State) -> tuple[str, ...]:
     return game.places if game is not None and not game.over else ()
 
 
+def players_to_tap(state: State, seats: Sequence[str], offered: tuple[str, ...]) -> tuple[str, ...]:
+    """The players a match table offers to tap a result for: the game in progress's, whose result a tap gives; else
+    those a new game's setup shows, so that the two agree on who is at the table now: ``seats``, the setup's own in a
+    window that has opened one (edited, or dealt to and the deal taken back), else ``offered``, what a setup offers
+    (:meth:`~assistant.sitting.Sitting.setup_offer`: a deal taken back's players, else the last game's, else the
+    table's). A table undoes a deal to change a seat, or to tap its results in instead: the buttons named the game
+    before's players, over, while the setup named the deal's."""
+    game = state.game
+    if game is not None and not game.over:
+        return game.players
+    return tuple(seats) or offered
+
+
 def tapped_result(state: State, tapped: str | tuple[str, ...], players: tuple[str, ...], scoring: TableKind) -> Winner:
     """The event of a result tapped in on ``state``: ``tapped`` a winner's name (their button) or the places listed in
-    order, after any :func:`given_places`; ``players`` the table's, sent only where no game was dealt to name them;
-    ``scoring`` how it scores. A winner alone is the format's ``player``, not one place: the transcript says a match
-    win as TRANSCRIPT.md does. The scoring is named only where it changes the table's (a transcript otherwise stays in
-    the format's own words, which know no such field)."""
+    order, after any :func:`given_places`; ``players`` the table's (:func:`players_to_tap`), sent where no game names
+    them: none was dealt, or the game dealt is over and they are not the last game's, whom the rules take where none
+    are given (a deal taken back, a seat changed since: unsent, a tap scored the last game's players, and refused a
+    winner seated since); ``scoring`` how it scores. A winner alone is the format's ``player``, not one place: the transcript says
+    a match win as TRANSCRIPT.md does. The players and the scoring are named only where they change what the rules
+    would take (a transcript otherwise stays in the format's own words, which know no scoring field and give the
+    players "if no game was tracked yet")."""
     given = given_places(state)
-    named = None if state.game is not None else tuple(players)
+    game = state.game
+    named = (tuple(players) if game is None or (game.over and players and players != state.table.rows[-1].players)
+             else None)
     table = scoring if scoring is not state.table.kind else None
     if isinstance(tapped, str) and not given:
         return Winner(player=tapped, players=named, table=table)

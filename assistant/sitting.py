@@ -148,8 +148,8 @@ class Sitting:
 
     @property
     def last_deal(self) -> NewGame | None:
-        """The last deal in the log, counted or taken back (None where nothing was dealt): the players a match table
-        offers where no game is in play, and the way its first player was chosen, which the next setup keeps."""
+        """The last deal in the log, counted or taken back (None where nothing was dealt): the way its first player was
+        chosen, which the next setup keeps."""
         return self._deal_at(self._last_deal_at())
 
     @property
@@ -164,8 +164,8 @@ class Sitting:
     def setup_offer(self) -> SetupOffer:
         """What a new game's setup offers (:class:`SetupOffer`): the choices of the deal taken back
         (:attr:`deal_taken_back`), else of the last game, else the table's; the way the first player is chosen, the
-        last deal's (:attr:`last_deal`). The setup's seats, dealer and rules and the match table's choice for games
-        tapped in all read them here."""
+        last deal's (:attr:`last_deal`). The setup's seats, dealer and rules, and the match table's players and choice
+        for games tapped in where no game is in play (:func:`~assistant.game.players_to_tap`), all read them here."""
         at = self._last_deal_at()  # once: each read of the log back to the last deal goes through every play since
         undone, last, game, table = self._taken_back(at), self._deal_at(at), self.state.game, self.state.table
         source = undone if undone is not None else game

@@ -1541,6 +1541,34 @@ def test_the_match_table_offers_the_players_after_the_deal_is_undone(db):
     assert {b.key for b in again.button} >= {"winner_Ann", "winner_Ben", "winner_Cat"}
 
 
+def winner_buttons(at: AppTest) -> list[str]:
+    """The names on the match table's one-tap winner buttons, in their order."""
+    return [b.key.removeprefix("winner_") for b in at.button if (b.key or "").startswith("winner_")]
+
+
+def test_the_match_table_offers_the_players_of_a_deal_taken_back_after_a_game_finished(db):
+    """A game finished, a deal with a seat changed, then "Undo the deal" (the table would rather tap its results in):
+    the winner buttons named the finished game's players, while the setup offered the deal's, and a tap on Ann
+    recorded a game for Cat, who had left."""
+    at = deal(open_app(), "Ann", "Ben", "Cat")
+    at.segmented_control[0].set_value("Match table").run()
+    click(at, "winner_Ann")  # the first game, over
+    at.segmented_control[0].set_value("Setup").run()
+    click(at, "remove_2")  # Cat leaves, Dev sits down
+    add_players(at, "Dev")
+    click(at, "deal")
+    click(at, "undo")  # takes back the deal: the game before, over, is the game again
+    assert stored_state(db).state.game.players == ("Ann", "Ben", "Cat")
+    fresh = reloaded(at)  # a window with no seats of its own in memory: the setup's offer
+    fresh.segmented_control[0].set_value("Match table").run()
+    assert winner_buttons(fresh) == ["Ann", "Ben", "Dev"]
+    at.segmented_control[0].set_value("Match table").run()
+    assert winner_buttons(at) == ["Ann", "Ben", "Dev"]
+    click(at, "winner_Dev")
+    row = stored_state(db).state.table.rows[-1]
+    assert (row.players, row.places) == (("Ann", "Ben", "Dev"), ("Dev",))
+
+
 def test_a_window_that_only_watches_is_told_what_another_window_took_back(db):
     """A second window's Undo changed the first window's screen without a word: the play vanished, and a screen
     reader kept reading the old turn. Its plays need no words (the page shows them); its undos are said, once."""

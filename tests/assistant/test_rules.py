@@ -8,7 +8,9 @@ from assistant import (
     CountRule, FourOfAKind, IllegalAction, NewGame, NoCall, Order, Pass, Play, Rank, Sitting, TableKind, Undo, Winner,
 )
 from assistant.events import to_dict
-from assistant.game import MatchTable, dealt_from_left, given_places, next_dealer, standing_counts, tapped_result
+from assistant.game import (
+    MatchTable, dealt_from_left, given_places, next_dealer, players_to_tap, standing_counts, tapped_result,
+)
 from assistant.rules import Rules as RulesType
 from assistant.sitting import SetupOffer
 
@@ -617,6 +619,40 @@ def test_a_winner_tapped_alone_is_stored_as_the_formats_player_and_places_listed
                                                                            table=TableKind.MATCH)
     dealt = sitting(("Alice", "Ben", "Cara"), Play("Alice", 1)).state  # the game names its players
     assert tapped_result(dealt, "Ben", seated, TableKind.MATCH) == Winner(player="Ben")
+
+
+def test_a_result_tapped_after_a_game_over_names_the_players_where_they_are_not_the_last_games():
+    """After a game over the rules take the last game's players for a tap that names none: a deal taken back with Dev
+    seated for Cara, a tap unnamed was scored for Cara, and Dev's refused. The last game's own players stay unnamed,
+    as the transcripts of such taps always were."""
+    table = sitting(("Ann", "Ben", "Cara"), Winner("Ann"))
+    assert tapped_result(table.state, "Dev", ("Ann", "Ben", "Dev"), TableKind.MATCH) == Winner(
+        player="Dev", players=("Ann", "Ben", "Dev"))
+    assert tapped_result(table.state, "Ben", ("Ann", "Ben", "Cara"), TableKind.MATCH) == Winner(player="Ben")
+    table.apply(tapped_result(table.state, "Dev", ("Ann", "Ben", "Dev"), TableKind.MATCH))
+    assert table.state.table.rows[-1].players == ("Ann", "Ben", "Dev") and table.state.game.players == ("Ann", "Ben", "Cara")
+    assert tapped_result(table.state, "Ben", ("Ann", "Ben", "Dev"), TableKind.MATCH) == Winner(player="Ben"), \
+        "the last game's players are those of the game tapped in last"
+    assert tapped_result(table.state, "Ben", ("Ann", "Ben", "Cara"), TableKind.MATCH) == Winner(
+        player="Ben", players=("Ann", "Ben", "Cara")), "the game over is no longer the last game"
+
+
+def test_the_match_table_offers_the_game_in_progress_else_the_players_the_setup_shows():
+    """The winner buttons and the setup agree on who is at the table: after "Undo the deal" (made to change a seat, or
+    to tap the results in instead) the buttons named the game before's players, over, and the setup the deal's."""
+    table = Sitting()
+    assert players_to_tap(table.state, (), table.setup_offer().players) == (), "nothing dealt, nobody seated"
+    assert players_to_tap(table.state, ["Ann", "Ben"], table.setup_offer().players) == ("Ann", "Ben")
+    table.apply(NewGame(("Ann", "Ben", "Cara")))
+    in_play = players_to_tap(table.state, ["Ann", "Dev"], table.setup_offer().players)
+    assert in_play == ("Ann", "Ben", "Cara"), "a game in progress: the tap gives its result"
+    table.apply(Winner("Ann"))
+    assert players_to_tap(table.state, (), table.setup_offer().players) == ("Ann", "Ben", "Cara"), "the last game's"
+    assert players_to_tap(table.state, ["Ann", "Dev"], table.setup_offer().players) == ("Ann", "Dev"), "seats edited"
+    table.apply(NewGame(("Ann", "Ben", "Dev")))
+    table.apply(Undo())
+    assert table.state.game.players == ("Ann", "Ben", "Cara") and table.state.game.over
+    assert players_to_tap(table.state, (), table.setup_offer().players) == ("Ann", "Ben", "Dev"), "the deal taken back"
 
 
 def test_a_result_tapped_for_a_ranked_game_in_progress_keeps_the_places_it_has_given_first():
