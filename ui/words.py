@@ -166,7 +166,9 @@ def place_word(place: int) -> str:
 def place_text(name: str, place: int) -> str:
     """A player gone out on a ranked table while play goes on, as the corner says it (and closes it, by these very
     words, when the place is taken back)."""
-    return f"{name} is out: {place_word(place)}, +{RANKED_POINTS[place - 1]} points. Play goes on for the next places."
+    points = RANKED_POINTS[place - 1]
+    return (f"{name} is out: {place_word(place)}, +{points} point{'s' if points != 1 else ''}. "
+            "Play goes on for the next places.")
 
 
 def places_text(places: tuple[str, ...]) -> str:

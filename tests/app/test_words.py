@@ -250,6 +250,12 @@ def test_a_place_given_on_a_ranked_table_says_its_points_and_that_play_goes_on()
     assert words.place_text("Ben", 2) == "Ben is out: 2nd place, +2 points. Play goes on for the next places."
 
 
+def test_a_place_worth_one_point_says_point_not_points():
+    """Third place on a ranked table earns one point: it said "+1 points" (a ranked game ends as its third place is
+    given, so the corner does not say it now, but the words must be right for every place)."""
+    assert words.place_text("Cat", 3) == "Cat is out: 3rd place, +1 point. Play goes on for the next places."
+
+
 def test_a_download_is_named_after_its_sitting_and_day_in_characters_every_system_takes():
     assert words.file_name("Friday at Maya's", "2026-12-07", "calls.csv") == "Friday at Maya's 2026-12-07 calls.csv"
     assert words.file_name('Zoë: "finals" 1/2', "2026-12-07", "game log.jsonl") == \
