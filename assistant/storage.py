@@ -34,13 +34,25 @@ MAX_SITTING_NAME = 80
 
 def default_db_path(ignore_settings: bool = False) -> Path:
     """``$CHEAT_REFEREE_DB``, else ``$CHEAT_REFEREE_DATA/referee.sqlite3``, else the user's data folder (that
-    alone with ``ignore_settings``: where the database goes once a bad setting is removed)."""
-    if os.environ.get(DB_SETTING) and not ignore_settings:
-        return Path(os.environ[DB_SETTING]).expanduser()
-    if os.environ.get(DATA_SETTING) and not ignore_settings:
-        return Path(os.environ[DATA_SETTING]).expanduser() / "referee.sqlite3"
+    alone with ``ignore_settings``: where the database goes once a bad setting is removed). A setting set but empty
+    is refused (:func:`_setting`)."""
+    if not ignore_settings:
+        if (db := _setting(DB_SETTING, "a database file")) is not None:
+            return Path(db).expanduser()
+        if (data := _setting(DATA_SETTING, "the folder for referee.sqlite3")) is not None:
+            return Path(data).expanduser() / "referee.sqlite3"
     base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
     return base / "cheat-referee" / "referee.sqlite3"
+
+
+def _setting(name: str, what: str) -> str | None:
+    """The setting's value, None where it is not set. One set but empty (``CHEAT_REFEREE_DB="$DB"`` with DB unset) is
+    refused, StorageError, not taken for no setting: the table that set it would have played on in the user's own
+    database, unsaid."""
+    value = os.environ.get(name)
+    if value == "":
+        raise StorageError(f"{name} is set but empty: name {what} in it, or unset it")
+    return value
 
 
 @dataclass(frozen=True)

@@ -1146,6 +1146,23 @@ def test_a_database_that_cannot_be_opened_is_reported(tmp_path, monkeypatch):
     assert any("cannot open its database" in e and str(folder) in e for e in errors(at))
 
 
+
+@pytest.mark.parametrize("setting", ["CHEAT_REFEREE_DB", "CHEAT_REFEREE_DATA"])
+def test_a_database_setting_set_but_empty_is_reported_and_nothing_is_made(tmp_path, monkeypatch, setting):
+    """A setting set but empty was read as no setting: the page opened the user's own database, as if the table's
+    setting had been followed. The page names the setting, says what to do, and makes no database."""
+    monkeypatch.delenv("CHEAT_REFEREE_DB", raising=False)
+    monkeypatch.delenv("CHEAT_REFEREE_DATA", raising=False)
+    monkeypatch.setenv(setting, "")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("CHEAT_REFEREE_CAMERA", "none")
+    at = open_app()
+    said = " ".join(errors(at) + [m.value for m in at.info])
+    assert f"The referee cannot open its database: {setting} is set but empty" in said, said
+    assert "or remove it, and start the referee again" in said, said
+    assert not (tmp_path / "xdg").exists() and not (tmp_path / "home").exists(), "nothing was made"
+
 def test_a_database_locked_at_opening_says_once_that_another_program_has_it(db, monkeypatch):
     """The storage's words name the other program ("another program is writing to it"); the page's advice under them
     said so again, in a box of its own."""

@@ -290,6 +290,22 @@ def test_an_empty_database_path_is_refused_not_taken_for_the_default(tmp_path):
     assert not home.exists(), "nothing was made in the default place"
 
 
+
+@pytest.mark.parametrize("setting", ["CHEAT_REFEREE_DB", "CHEAT_REFEREE_DATA"])
+def test_a_database_setting_set_but_empty_is_refused_not_taken_for_the_default(tmp_path, setting):
+    """``CHEAT_REFEREE_DB="$DB"`` with DB unset imported into the user's own database, and listed and exported from
+    it, as an empty --db did: refused by the setting's name, and nothing made."""
+    transcript = tmp_path / "in.jsonl"
+    transcript.write_text('{"event": "winner", "player": "Ann", "players": ["Ann", "Bo"]}\n')
+    home = tmp_path / "home"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CHEAT_REFEREE_") and k != "XDG_DATA_HOME"}
+    for command in (["import", str(transcript), "--name", "Friday"], ["sittings"], ["export", "1"]):
+        result = subprocess.run([sys.executable, "-m", "assistant", *command], capture_output=True, text=True,
+                                cwd=ROOT, env=dict(env, HOME=str(home), **{setting: ""}))
+        assert result.returncode == 2 and f"{setting} is set but empty" in result.stderr, result
+        assert "Traceback" not in result.stderr
+    assert not home.exists(), "nothing was made in the default place"
+
 def test_an_import_stopped_by_ctrl_c_leaves_no_new_database_behind(tmp_path, monkeypatch):
     """Ctrl-C while a long import was being stored left an empty database and its folders at the new --db, which
     then listed "No sittings yet" as if an evening had been lost."""

@@ -44,6 +44,23 @@ def test_default_database_path_follows_the_settings(monkeypatch, tmp_path):
     assert default_db_path() == tmp_path / "xdg" / "cheat-referee" / "referee.sqlite3"
 
 
+
+@pytest.mark.parametrize("setting", ["CHEAT_REFEREE_DB", "CHEAT_REFEREE_DATA"])
+def test_a_setting_set_but_empty_is_refused_not_taken_for_no_setting(monkeypatch, tmp_path, setting):
+    """``CHEAT_REFEREE_DB="$DB"`` with DB unset was read as no setting: the table played on in the user's own
+    database, and nothing said so. Refused by name, nothing made; where the settings are ignored (the default the
+    page names once a bad setting is removed) it is the data folder still."""
+    monkeypatch.delenv("CHEAT_REFEREE_DB", raising=False)
+    monkeypatch.delenv("CHEAT_REFEREE_DATA", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv(setting, "")
+    with pytest.raises(StorageError, match=f"^{setting} is set but empty: name .* in it, or unset it$"):
+        default_db_path()
+    with pytest.raises(StorageError, match=f"^{setting} is set but empty"):
+        SqliteStore()
+    assert not (tmp_path / "xdg").exists(), "nothing was made in the default place"
+    assert default_db_path(ignore_settings=True) == tmp_path / "xdg" / "cheat-referee" / "referee.sqlite3"
+
 def test_reopening_resumes_the_sitting_exactly(tmp_path):
     path = tmp_path / "r.sqlite3"
     referee = Referee.new(SqliteStore(path), "Friday")
