@@ -28,7 +28,7 @@ from .game import standing_counts, who
 from .referee import Referee
 from .rules import TableKind
 from .sitting import Sitting, TranscriptError, replay, state_to_json
-from .storage import SqliteStore, default_db_path, sitting_name
+from .storage import SittingInfo, SqliteStore, default_db_path, sitting_name
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -80,7 +80,8 @@ def _sitting_number(text: str) -> int:
 def _import(args: argparse.Namespace) -> int:
     """The transcript read and replayed, and the name checked, before the database is opened: a file that cannot be
     imported leaves no database behind (a mistyped --db made one, empty, and its folders). A database this import
-    made, and then could not store the sitting in (a full disk), is taken away again, with the folders made for it."""
+    made, and then could not store the sitting in (a full disk), is taken away again, with the folders made for it. A
+    Ctrl-C that comes once the sitting is stored is too late to stop it: the import says what it stored."""
     store, opening, made, made_file = None, False, None, None
     try:
         path = _db_path(args.db)
@@ -90,23 +91,39 @@ def _import(args: argparse.Namespace) -> int:
         opening = True
         store = SqliteStore(path)
         made_file = store.identity if store.created else None
-        referee = Referee.import_sitting(store, name, sitting)
+        sitting_id = Referee.import_sitting(store, name, sitting).sitting_id
     except BaseException as error:  # Ctrl-C too: an import stopped leaves no database behind either
-        if store is not None:
-            store.close()
-        if opening and made is not None and (store is None or made_file is not None):
-            _take_back(path, made, made_file)
-        if not isinstance(error, (_Unreadable, StorageError, TranscriptError)):
-            raise
-        print(command_line.shown(str(error)), file=sys.stderr)
-        return 2
-    said = f"imported {_events(len(sitting.log))} as sitting {referee.sitting_id} ({who(name)})"
+        stored = _stored_all_the_same(store, error)
+        if stored is None:
+            if store is not None:
+                store.close()
+            if opening and made is not None and (store is None or made_file is not None):
+                _take_back(path, made, made_file)
+            if not isinstance(error, (_Unreadable, StorageError, TranscriptError)):
+                raise
+            print(command_line.shown(str(error)), file=sys.stderr)
+            return 2
+        sitting_id = stored.id
+        print("interrupted after the sitting was stored: it is kept", file=sys.stderr)
+    said = f"imported {_events(len(sitting.log))} as sitting {sitting_id} ({who(name)})"
     try:
         print(said, flush=True)
     except OSError as error:  # the sitting is stored: a failure said here would have it imported twice
         command_line.quiet_stdout()
         print(f"{said}; this line could not be written to the output ({error.strerror})", file=sys.stderr)
     return 0
+
+
+def _stored_all_the_same(store: SqliteStore | None, error: BaseException) -> SittingInfo | None:
+    """The sitting a Ctrl-C came too late to stop: one that came once the import's commit was made (as it returned,
+    while the journal was emptied, before the answer was printed) said "interrupted" of a sitting that was stored,
+    and an import run again on that word stored it twice. None for any other failure, or a sitting not stored."""
+    if not isinstance(error, KeyboardInterrupt) or store is None:
+        return None
+    try:
+        return store.sitting_made()
+    except StorageError:  # the file cannot be read to tell: said as interrupted, as before
+        return None
 
 
 def _first_missing(path: Path) -> Path | None:

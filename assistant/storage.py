@@ -232,6 +232,7 @@ class SqliteStore:
         self._db: sqlite3.Connection | None = None
         self._identity: tuple[int, int] | None = None  # the file's device and inode, once it is open
         self._immutable: tuple | None = None  # the file as a connection that reads it as it lies last saw it
+        self._making: SittingInfo | None = None  # the sitting create_sitting last began to write: see sitting_made
         try:
             blocking = next((p for p in (self.path.parent, *self.path.parent.parents) if p.exists()), None)
             if blocking is not None and not blocking.is_dir():
@@ -460,14 +461,28 @@ class SqliteStore:
         written in the same transaction."""
         name = sitting_name(name)
         created = _now()
+        self._making = None
         with self._transaction() as db:
             sitting_id = db.execute("INSERT INTO sittings (name, created) VALUES (?, ?)", (name, created)).lastrowid
+            self._making = SittingInfo(sitting_id, name, created, len(events), created)
             db.executemany(
                 "INSERT INTO events (sitting_id, seq, body, recorded) VALUES (?, ?, ?, ?)",
                 [(sitting_id, seq, json.dumps(to_dict(e)), created) for seq, e in enumerate(events)],
             )
             _write_rows(db, sitting_id, rows)
-        return SittingInfo(sitting_id, name, created, len(events), created)
+        return self._making
+
+    def sitting_made(self) -> SittingInfo | None:
+        """The sitting the last :meth:`create_sitting` began, where the file holds it: a Ctrl-C that stops the call
+        does not say whether its commit was made (one that comes as SQLite's COMMIT returns, or while the journal is
+        emptied after it, finds the sitting stored), and an import said "interrupted" of a sitting it had stored.
+        None where it is not there: rolled back, or stopped before its commit (still open, and rolled back when the
+        store is closed; a read on this connection would see its rows)."""
+        making = self._making
+        if making is None or self._db.in_transaction:
+            return None
+        rows = self._read("SELECT CAST(created AS BLOB) FROM sittings WHERE id = ?", (making.id,))
+        return making if rows and _text(rows[0][0]) == making.created else None
 
     def rename_sitting(self, sitting_id: int, name: str) -> None:
         """Give a sitting another name ("Fridya at Maya's" typed in a hurry): its log, games and open call stay as

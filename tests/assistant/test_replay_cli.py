@@ -323,6 +323,72 @@ def test_an_import_stopped_by_ctrl_c_leaves_no_new_database_behind(tmp_path, mon
     assert not (tmp_path / "new").exists()
 
 
+
+def _stop_after_the_commit(monkeypatch, where: str) -> None:
+    """Ctrl-C where ``where`` says, once the import's commit has returned."""
+    from assistant import storage
+
+    def stopped(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    if where == "as the journal is emptied":
+        monkeypatch.setattr(storage._Transaction, "_empty_the_journal", stopped)
+    else:  # as the import reads back when its last event was recorded
+        monkeypatch.setattr(storage.SqliteStore, "recorded", stopped)
+
+
+@pytest.mark.parametrize("where", ["as the journal is emptied", "once the sitting is made"])
+def test_an_import_interrupted_once_it_is_stored_says_what_it_stored(tmp_path, monkeypatch, capsys, where):
+    """A Ctrl-C in the moment after the import's commit said "interrupted" (exit 130) of a sitting that was stored:
+    imported again on that word, it was there twice. It says the sitting is stored, and which, as an import does."""
+    from assistant import __main__ as cli
+
+    transcript = tmp_path / "in.jsonl"
+    transcript.write_text('{"event": "winner", "player": "Ann", "players": ["Ann", "Ben"]}\n')
+    db = tmp_path / "r.sqlite3"
+    SqliteStore(db).close()  # made before: its opening writes nothing, so only the import is stopped
+    _stop_after_the_commit(monkeypatch, where)
+    try:
+        status = cli.main(["import", str(transcript), "--name", "Saturday", "--db", str(db)])
+    except KeyboardInterrupt:  # a test run stops at one that escapes: failed here instead
+        pytest.fail('said "interrupted" (exit 130) of a stored sitting')
+    assert status == 0
+    said = capsys.readouterr()
+    assert said.out == "imported 1 event as sitting 1 (Saturday)\n"
+    assert said.err == "interrupted after the sitting was stored: it is kept\n"
+    monkeypatch.undo()
+    assert [(s.id, s.name, s.events) for s in SqliteStore(db).sittings()] == [(1, "Saturday", 1)]
+
+
+@pytest.mark.parametrize("where", ["in the write", "as the commit begins"])
+def test_an_import_interrupted_before_its_commit_is_still_said_as_interrupted(tmp_path, monkeypatch, where):
+    """The other side of the test above: a Ctrl-C before the commit stores nothing, and is said as an interruption
+    (the write left open on the connection is not taken for a stored sitting)."""
+    from assistant import __main__ as cli
+    from assistant import storage
+
+    def stopped(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    def exit_stopped(transaction, kind, error, trace):
+        if kind is None:  # the commit's turn: stopped before it is made, the write left open
+            raise KeyboardInterrupt
+        return committing(transaction, kind, error, trace)
+
+    committing = storage._Transaction.__exit__
+    transcript = tmp_path / "in.jsonl"
+    transcript.write_text('{"event": "winner", "player": "Ann", "players": ["Ann", "Ben"]}\n')
+    db = tmp_path / "r.sqlite3"
+    SqliteStore(db).close()  # made before: its opening writes nothing, so only the import is stopped
+    if where == "in the write":
+        monkeypatch.setattr(storage, "_write_rows", stopped)
+    else:
+        monkeypatch.setattr(storage._Transaction, "__exit__", exit_stopped)
+    with pytest.raises(KeyboardInterrupt):  # said as "interrupted", exit 130, by command_line.run
+        cli.main(["import", str(transcript), "--name", "Saturday", "--db", str(db)])
+    monkeypatch.undo()
+    assert SqliteStore(db).sittings() == []
+
 def run_cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "assistant", *args], capture_output=True, text=True, cwd=ROOT)
 
