@@ -2722,7 +2722,7 @@ def main() -> None:
             # what to do, not again who has it: the storage's words above say that another program writes to it
             st.info("Close that program, or wait until it is done, then reload this page.")
             st.stop()
-        if "the disk is full" in str(error):
+        if words.out_of_room(str(error)):
             # the file is whole, and opens once there is room (SQLite makes its -shm beside it): another file, as
             # the advice below has it, would open empty, as if the evening were lost
             st.info("Free some disk space: this page opens the database again by itself once there is room, and "

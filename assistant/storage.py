@@ -7,10 +7,12 @@ can take SQLite's place by implementing :class:`Store`.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
 import sqlite3
+import tempfile
 import time
 from contextlib import closing
 from dataclasses import dataclass
@@ -823,6 +825,8 @@ def _in_words(error: sqlite3.Error, path: Path) -> str:
         return f"{text} (another program is writing to it: try again when it is done)"
     if ("disk I/O error" in text or "full" in text) and _disk_full(path):
         return f"{text} (the disk is full)"
+    if "disk I/O error" in text and _quota_used_up(path):
+        return f"{text} (the disk quota is used up)"
     if _damaged(error):
         return (f"{text} (part of the file is damaged: restore a backup; the sittings that still open can be saved "
                 "as transcripts with python -m assistant export)")
@@ -839,13 +843,35 @@ def _text(stored: bytes | None, missing: str = "") -> str:
     return missing if stored is None else bytes(stored).decode("utf-8", "replace")
 
 
+#: The room a write of the referee needs at least: less free on the disk is a full disk.
+_ROOM = 64 * 1024
+
+
 def _disk_full(path: Path) -> bool:
     """Whether the disk the file lies on has no room left: the file's own folder, where SQLite keeps its journal and
     index, not a link's (a link's disk with room had a database on a full one opened to write, "disk I/O error")."""
     try:
-        return shutil.disk_usage(path.resolve().parent).free < 64 * 1024
+        return shutil.disk_usage(path.resolve().parent).free < _ROOM
     except (OSError, RuntimeError):  # RuntimeError: a loop of links, before Python 3.13
         return False
+
+
+def _quota_used_up(path: Path) -> bool:
+    """Whether this user's disk quota refuses the file's folder more room (EDQUOT), once SQLite has failed with "disk
+    I/O error": it keeps the system's error to itself, and the disk still has room for others (:func:`_disk_full`
+    cannot see a quota). So the disk is asked: :data:`_ROOM` bytes are written to a scratch file in the folder, one
+    without a name where the system allows (gone when closed, even at a crash), and synced (a network disk refuses
+    only then). Random bytes: a disk that compresses would store zeros in no room at all."""
+    try:
+        with tempfile.TemporaryFile(dir=path.resolve().parent) as scratch:
+            scratch.write(os.urandom(_ROOM))
+            scratch.flush()
+            os.fsync(scratch.fileno())
+    except OSError as error:
+        return error.errno == errno.EDQUOT
+    except RuntimeError:  # a loop of links, before Python 3.13
+        return False
+    return False
 
 
 def _now() -> str:

@@ -330,9 +330,16 @@ def storage_problem(text: str) -> str:
     storage's own words for a lock ("another program is writing to it") were said twice, in two sentences."""
     if "database is locked" in text and "another program is writing to it" not in text:
         return sentence(text) + " Another program is writing to it: close that program, then tap again."
-    if "disk is full" in text:
+    if out_of_room(text):
         return sentence(text) + " Free some disk space, then tap again: nothing was lost."
     return sentence(text)
+
+
+def out_of_room(text: str) -> bool:
+    """Whether a database error is a disk that takes no more: full (SQLite's "database or disk is full", or the
+    storage's words), or this user's quota of it used up. Freeing some space is the way out of both, and nothing was
+    lost."""
+    return "disk is full" in text or "disk quota is used up" in text
 
 
 #: Characters that show nothing and change nothing in a name: zero-width space, word joiner, byte order mark, the

@@ -1203,6 +1203,29 @@ def test_a_database_that_cannot_be_opened_on_a_full_disk_is_opened_again_once_th
     assert not errors(at) and "Sam's turn" in text(at)
 
 
+
+def test_a_database_that_cannot_be_opened_for_a_used_up_quota_is_opened_again_once_there_is_room(db, monkeypatch):
+    """A quota used up is a full disk for this user: SQLite's bare "disk I/O error" got the advice to point the setting
+    at another file, which opens empty, as if the evening were lost. Said as the quota, with a full disk's advice and
+    its try again."""
+    deal(open_app(), "Sam", "Maya")
+
+    def probe(store):
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(SqliteStore, "_probe", probe)
+    monkeypatch.setattr(storage, "_quota_used_up", lambda path: True)
+    at = open_app()
+    said = " ".join(errors(at) + [m.value for m in at.info] + [text(at)])
+    assert f"cannot open the database {db}: disk I/O error (the disk quota is used up)" in said, said
+    assert "Free some disk space" in said and "nothing was lost" in said and "tries again every 2 seconds" in said
+    assert "remove it" not in said and "start the referee again" not in said
+    monkeypatch.undo()
+    monkeypatch.setenv("CHEAT_REFEREE_DB", str(db))
+    monkeypatch.setenv("CHEAT_REFEREE_CAMERA", "none")
+    at.run()  # the try every 2 s, which AppTest does not run by itself
+    assert not errors(at) and "Sam's turn" in text(at)
+
 def test_a_sitting_not_started_for_a_full_disk_says_what_to_do(db, monkeypatch):
     """Said as every other write the disk refuses is: with what to do, and that nothing was lost."""
     def full(store, name, events=(), rows=()):

@@ -26,6 +26,8 @@ def test_a_locked_or_full_database_says_what_to_do():
                                  "writing to it: try again when it is done)")  # as the storage says it
     assert said.lower().count("another program is writing to it") == 1, said
     assert "Free some disk space" in words.storage_problem("cannot write to the database /x: database or disk is full")
+    quota = words.storage_problem("cannot write to the database /x: disk I/O error (the disk quota is used up)")
+    assert quota.endswith("(the disk quota is used up). Free some disk space, then tap again: nothing was lost."), quota
     assert words.storage_problem("cannot open the database /x: it is a folder") == "Cannot open the database /x: it is a folder."
 
 

@@ -4,6 +4,7 @@ and a database that cannot be opened or a stale window gets a clear error that c
 from __future__ import annotations
 
 import csv
+import errno
 import io
 import json
 import marshal
@@ -1116,6 +1117,32 @@ def test_sqlites_bare_messages_are_said_with_their_cause(tmp_path, monkeypatch):
     assert storage._in_words(sqlite3.OperationalError("disk I/O error"), existing).endswith("(the disk is full)")
 
 
+
+
+@pytest.mark.parametrize("refusal", [None, errno.EIO, errno.EDQUOT])
+def test_a_disk_io_error_from_a_used_up_quota_is_said_as_such(tmp_path, monkeypatch, refusal):
+    """A user's disk quota used up makes SQLite say only "disk I/O error" (SQLITE_IOERR_WRITE: the system's EDQUOT
+    stays inside SQLite), on a disk with room for others, so it was not said as a full disk, nor as anything a
+    player could act on. The disk is asked with a scratch write, which leaves nothing behind: only its EDQUOT is a
+    quota; a write that goes through, or fails otherwise, leaves SQLite's words as they were."""
+    from assistant import storage
+
+    existing = tmp_path / "r.sqlite3"
+    existing.write_bytes(b"")
+    real_fsync = os.fsync
+
+    def fsync(fd):
+        if refusal is not None:
+            raise OSError(refusal, os.strerror(refusal))
+        real_fsync(fd)
+
+    monkeypatch.setattr(storage.shutil, "disk_usage", lambda p: SimpleNamespace(total=10**9, used=0, free=10**9))
+    monkeypatch.setattr(storage.os, "fsync", fsync)
+    said = storage._in_words(sqlite3.OperationalError("disk I/O error"), existing)
+    assert said == ("disk I/O error (the disk quota is used up)" if refusal == errno.EDQUOT else "disk I/O error")
+    assert list(tmp_path.iterdir()) == [existing], "the scratch write leaves nothing behind"
+    other = sqlite3.OperationalError("no such column: seq")
+    assert storage._in_words(other, existing) == "no such column: seq", "a quota is looked for only in an I/O error"
 
 def test_a_database_read_as_it_lies_sees_what_another_referee_writes_later(tmp_path, monkeypatch):
     """Opened read-only in a read-only folder (read as it lies, without SQLite's index), the store went on showing the
