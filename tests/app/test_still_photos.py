@@ -126,6 +126,18 @@ def test_an_upload_that_is_not_a_picture_is_refused_and_changes_nothing(db, monk
     assert "Maya calls Cheat! on Sam" in text(at)
 
 
+def test_a_photo_damaged_inside_is_refused_in_words_and_the_image_libraries_print_nothing(photo, capfd):
+    """A snapshot or an upload whose picture data is cut part way (it still ends as a JPEG ends) was read grey or
+    smeared below the cut, and libjpeg printed "Corrupt JPEG data: premature end of data segment" on the server's
+    terminal."""
+    jpeg = photo[0]
+    middle = (jpeg.index(b"\xff\xda") + len(jpeg)) // 2
+    capfd.readouterr()
+    picture, why = camera.decode(jpeg[:middle] + jpeg[middle + 512:])
+    assert picture is None and why.startswith("a JPEG damaged inside (") and "picture data is missing or garbled" in why
+    assert capfd.readouterr().err == ""
+
+
 def test_the_upload_takes_every_picture_format_the_reader_decodes(db, monkeypatch, photo):
     """A file the browser refuses never reaches the app, which would go on showing the last photo's reading: the
     uploader takes each format the reader decodes (a WebP from a chat, a screenshot), JPEG first and HEIC left out (so

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import io
 import os
 import struct
 import tracemalloc
@@ -84,8 +85,8 @@ def test_a_picture_of_more_pixels_than_a_camera_takes_is_refused_by_its_header(w
 def test_a_two_hundred_megapixel_phone_photo_passes_the_size_bar():
     """Phones take photos of 108 and 200 million pixels (16320 x 12240); such a photo is decoded, not refused as too
     large (a review: a 108-million-pixel JPEG was refused as more than any camera takes)."""
-    with pytest.raises(ImageError, match="not a readable image"):  # decoded, found to have one pixel of data
-        load_image(_png_saying(16320, 12240))
+    with pytest.raises(ImageError, match="a PNG damaged inside .*its pixel data does not decompress"):  # decoded, found
+        load_image(_png_saying(16320, 12240))  # to hold one pixel's data
 
 
 def test_a_file_that_is_no_picture_is_refused_by_its_header_without_being_read_whole(tmp_path):
@@ -182,6 +183,125 @@ def test_a_png_whose_pixels_are_whole_is_read_though_a_chunk_after_them_fails_it
     assert load_image(damaged).shape == (48, 64, 3)
 
 
+def _png_with_pixel_data(png: bytes, data: bytes) -> bytes:
+    """``png`` (one IDAT chunk, as OpenCV writes a picture of under 8 KB) with ``data`` in place of its IDAT's, every checksum
+    right."""
+    at = png.index(b"IDAT") - 4
+    end = at + 12 + int.from_bytes(png[at:at + 4], "big")
+    return png[:at] + _png_chunk(b"IDAT", data) + png[end:]
+
+
+def _pixel_data(png: bytes) -> bytes:
+    """The data of ``png``'s one IDAT chunk: its pixels, compressed."""
+    at = png.index(b"IDAT")
+    return png[at + 4:at + 4 + int.from_bytes(png[at - 4:at], "big")]
+
+
+@pytest.mark.parametrize("damage", ["a byte changed", "its stream cut short", "rows missing"])
+@pytest.mark.parametrize("given_as", ["file", "bytes"])
+def test_a_png_whose_pixel_data_does_not_decompress_is_said_damaged_and_libpng_prints_nothing(tmp_path, capfd, damage,
+                                                                                            given_as):
+    """Every chunk passes its checksum, and the compressed pixel data inside is wrong (changed and its checksum written
+    again, or written short by a faulty program): libpng printed "libpng error: IDAT: incorrect data check" (or "Not
+    enough image data") to the terminal, and the reader said only "not a readable image"."""
+    ok, png = cv2.imencode(".png", np.random.default_rng(3).integers(0, 256, (32, 32, 3), np.uint8))
+    png = png.tobytes()
+    pixels = _pixel_data(png)
+    half = len(pixels) // 2
+    data = {"a byte changed": pixels[:half] + bytes([pixels[half] ^ 0xFF]) + pixels[half + 1:],
+            "its stream cut short": pixels[:half],
+            "rows missing": zlib.compress(zlib.decompress(pixels)[:32 * (1 + 32 * 3) // 2])}[damage]
+    damaged = tmp_path / "damaged.png"
+    damaged.write_bytes(_png_with_pixel_data(png, data))
+    capfd.readouterr()
+    with pytest.raises(ImageError, match=f"^a PNG damaged inside \\({damaged.stat().st_size:,} bytes: its pixel data "
+                                         "does not decompress into the picture its header describes, though every "
+                                         "chunk passes its checksum\\), as a faulty program leaves one$"):
+        load_image(damaged if given_as == "file" else damaged.read_bytes())
+    assert capfd.readouterr().err == ""
+
+
+def _smooth_jpeg(*params: int) -> bytes:
+    """A 320 x 240 JPEG of a smooth picture, as a photograph is smooth (random pixels make no JPEG a camera makes)."""
+    picture = cv2.GaussianBlur(np.random.default_rng(4).integers(0, 256, (240, 320, 3), np.uint8), (0, 0), 2)
+    return cv2.imencode(".jpg", picture, [cv2.IMWRITE_JPEG_QUALITY, 90, *params])[1].tobytes()
+
+
+def _with_picture_data_lost(jpeg: bytes, damage: str) -> bytes:
+    """``jpeg`` with 512 bytes in the middle of its picture data (the scan after its SOS marker) dropped, as a faulty
+    copy leaves it, or zeroed, as a disk's unreadable sector comes back; it still starts with FFD8 and ends with FFD9."""
+    middle = (jpeg.index(b"\xff\xda") + len(jpeg)) // 2
+    return jpeg[:middle] + (bytes(512) if damage == "zeroed" else b"") + jpeg[middle + 512:]
+
+
+@pytest.mark.parametrize("damage", ["dropped", "zeroed"])
+@pytest.mark.parametrize("given_as", ["file", "bytes"])
+def test_a_jpeg_whose_picture_data_is_lost_part_way_is_said_damaged_and_libjpeg_prints_nothing(tmp_path, capfd, damage,
+                                                                                             given_as):
+    """libjpeg printed "Corrupt JPEG data: premature end of data segment" to the terminal, and OpenCV gave the picture
+    with the rest of it grey or smeared, which the reader read as if it were whole: half a picture is no reveal."""
+    damaged = tmp_path / "damaged.jpg"
+    damaged.write_bytes(_with_picture_data_lost(_smooth_jpeg(), damage))
+    capfd.readouterr()
+    with pytest.raises(ImageError, match=f"^a JPEG damaged inside \\({damaged.stat().st_size:,} bytes: part of its "
+                                         "picture data is missing or garbled, and would be read grey or smeared\\), as "
+                                         "a faulty copy or disk leaves one$"):
+        load_image(damaged if given_as == "file" else damaged.read_bytes())
+    assert capfd.readouterr().err == ""
+
+
+def _cmyk_jpeg() -> bytes:
+    """A CMYK JPEG, as print workflows and some scanners save one (Pillow writes it; OpenCV writes none)."""
+    from PIL import Image
+
+    picture = cv2.imdecode(np.frombuffer(_smooth_jpeg(), np.uint8), cv2.IMREAD_COLOR)
+    out = io.BytesIO()
+    Image.fromarray(cv2.cvtColor(picture, cv2.COLOR_BGR2RGB)).convert("CMYK").save(out, "JPEG")
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("variant", ["progressive", "restart markers", "zeros after its end", "text after its end",
+                                     "bytes left over before its end", "grey", "CMYK", "a PNG with data after its pixels"])
+def test_a_whole_picture_is_read_as_opencv_decodes_it_and_nothing_is_printed(capfd, variant):
+    """What libjpeg and libpng say is read to refuse a picture damaged inside; a whole one is still read, pixel for
+    pixel. Phones pad a photo after its end; bytes left over before the end, as some scanners, drones and webcams leave
+    them, made libjpeg print "300 extraneous bytes before marker 0xd9" though every block decodes, and a PNG whose
+    compressed pixels are followed by more made libpng print "Extra compressed data": both are read, and nothing is
+    printed."""
+    jpeg = _smooth_jpeg()
+    grey = cv2.imencode(".jpg", cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_GRAYSCALE))[1].tobytes()
+    ok, png = cv2.imencode(".png", np.random.default_rng(5).integers(0, 256, (32, 32, 3), np.uint8))
+    png = png.tobytes()
+    data, same_as = {"progressive": (_smooth_jpeg(cv2.IMWRITE_JPEG_PROGRESSIVE, 1), None),
+                     "restart markers": (_smooth_jpeg(cv2.IMWRITE_JPEG_RST_INTERVAL, 4), None),
+                     "zeros after its end": (jpeg + bytes(4096), jpeg),
+                     "text after its end": (jpeg + b"a phone's trailer" * 20, jpeg),
+                     "bytes left over before its end": (jpeg[:-2] + bytes(300) + jpeg[-2:], jpeg),
+                     "grey": (grey, None),
+                     "CMYK": (_cmyk_jpeg(), None),
+                     "a PNG with data after its pixels": (_png_with_pixel_data(png, _pixel_data(png) + b"more"), png)
+                     }[variant]
+    expected = cv2.imdecode(np.frombuffer(same_as or data, np.uint8), cv2.IMREAD_COLOR)
+    capfd.readouterr()
+    assert np.array_equal(load_image(data), expected)
+    assert capfd.readouterr().err == ""
+
+
+def test_what_else_is_written_to_the_terminal_while_a_picture_is_decoded_still_reaches_it(capfd, monkeypatch):
+    """The terminal is kept from the image libraries while a picture is decoded; a line another thread writes then (a
+    server's log) is said there all the same."""
+    decode = cv2.imdecode
+
+    def beside_a_log_line(buffer, flags):
+        os.write(2, b"a line from elsewhere in the app\n")
+        return decode(buffer, flags)
+
+    monkeypatch.setattr(cv2, "imdecode", beside_a_log_line)
+    capfd.readouterr()
+    assert load_image(_smooth_jpeg()).shape == (240, 320, 3)
+    assert capfd.readouterr().err == "a line from elsewhere in the app\n"
+
+
 def test_a_png_chunk_whose_type_is_damaged_is_said_so_not_named_by_its_bytes():
     """A NUL or a newline in the chunk's type was put in the message as it came ("its \\nDAT data fails ...")."""
     ok, png = cv2.imencode(".png", np.random.default_rng(2).integers(0, 256, (48, 64, 3), np.uint8))
@@ -255,8 +375,8 @@ def test_a_large_png_whose_header_pillow_refuses_is_not_decoded_by_opencv_at_any
 
 
 def test_a_picture_just_under_the_bar_is_decoded():
-    with pytest.raises(ImageError, match="not a readable image"):  # decoded, found to have one pixel of data
-        load_image(_png_saying(10000, 10000))
+    with pytest.raises(ImageError, match="a PNG damaged inside .*its pixel data does not decompress"):  # decoded, found
+        load_image(_png_saying(10000, 10000))  # to hold one pixel's data
 
 
 @pytest.mark.parametrize("shape", [(16, 20000, 3), (20000, 16, 3), (40, 1000, 3)])

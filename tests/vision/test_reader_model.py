@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import zlib
 from collections import Counter
 from dataclasses import replace
 from itertools import combinations
@@ -301,6 +302,27 @@ def test_cli_json_keeps_order_and_reports_errors(tmp_path):
             assert set(c) == {"rank", "suit", "confidence", "box"}
             assert c["rank"] in [r.value for r in Rank]
     assert lines[0] == lines[3]
+
+
+def test_cli_says_a_photo_damaged_inside_in_its_own_line_and_the_image_libraries_print_nothing(tmp_path):
+    """``python -m vision read``: libjpeg's "Corrupt JPEG data: premature end of data segment" and libpng's "libpng
+    error: IDAT: incorrect data check" came on the terminal beside the reader's lines."""
+    jpeg = cv2.imencode(".jpg", cv2.imread(str(DATA / CASES[0]["image"])))[1].tobytes()
+    middle = (jpeg.index(b"\xff\xda") + len(jpeg)) // 2
+    cut = tmp_path / "cut.jpg"
+    cut.write_bytes(jpeg[:middle] + jpeg[middle + 512:])
+    png = cv2.imencode(".png", np.full((32, 32, 3), 90, np.uint8))[1].tobytes()
+    at = png.index(b"IDAT")
+    end = at + 4 + int.from_bytes(png[at - 4:at], "big")
+    chunk = bytearray(png[at:end])
+    chunk[len(chunk) // 2] ^= 0xFF  # a byte of its compressed pixels changed, and the chunk's checksum written again
+    damaged = tmp_path / "damaged.png"
+    damaged.write_bytes(png[:at] + chunk + zlib.crc32(chunk).to_bytes(4, "big") + png[end + 4:])
+    r = _cli(str(cut), str(damaged))
+    assert r.returncode == 1
+    assert [line.split(": ERROR ")[1].split(" (")[0] for line in r.stdout.splitlines()] == [
+        "a JPEG damaged inside", "a PNG damaged inside"], r.stdout
+    assert r.stderr == ""
 
 
 def test_cli_json_says_why_it_abstains(tmp_path):
