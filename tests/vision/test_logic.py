@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from assistant.cards import Rank
+from vision import reader
 from vision.reader import (ECHO_REACH, ECHO_SURE, ECHO_WEAK, LONE_FLOOR, PAIR_DOUBT, PAIR_SURE, CardReader, Detections,
                            ImageError, Stabiliser, _echoes, load_image, square_crop)
 
@@ -301,6 +302,16 @@ def test_what_else_is_written_to_the_terminal_while_a_picture_is_decoded_still_r
     assert load_image(_smooth_jpeg()).shape == (240, 320, 3)
     assert capfd.readouterr().err == "a line from elsewhere in the app\n"
 
+
+
+def test_a_picture_is_still_read_where_no_scratch_file_can_be_made_to_keep_the_terminal(monkeypatch):
+    """The libraries' lines are kept in a scratch file while a picture is decoded; with the temporary folder read-only
+    or gone, the photo is read all the same (a refusal would have blamed the photo, or the OSError crashed the read)."""
+    def no_room(*args, **kwargs):
+        raise OSError(30, "Read-only file system")
+
+    monkeypatch.setattr(reader.tempfile, "TemporaryFile", no_room)
+    assert load_image(_smooth_jpeg()).shape == (240, 320, 3)
 
 def test_a_png_chunk_whose_type_is_damaged_is_said_so_not_named_by_its_bytes():
     """A NUL or a newline in the chunk's type was put in the message as it came ("its \\nDAT data fails ...")."""
