@@ -662,24 +662,26 @@ def sidebar(store: SqliteStore, sittings, chosen) -> None:
                 start_sitting(store, name)
         st.divider()
         st.header("Sound and camera", anchor=False)
-        st.toggle("Speak verdicts aloud", key=from_address("speak", True))
+        speak = st.toggle("Speak verdicts aloud", value=from_address("speak", True), key="speak")
         keep_in_address("speak", True)
-        if st.session_state.get("speak", True):
+        if speak:
             voice_check()
         default_source = os.environ.get("CHEAT_REFEREE_CAMERA", "live")
         if default_source not in CAMERA_SOURCES:
             st.warning(f"CHEAT_REFEREE_CAMERA={default_source!r} is none of {', '.join(CAMERA_SOURCES)}: the live camera "
                        "is chosen first instead.")
             default_source = "live"
-        st.radio("Camera", list(CAMERA_SOURCES), format_func=CAMERA_SOURCES.get,
-                 key=from_address("camera_source", default_source))
+        sources = list(CAMERA_SOURCES)
+        source = st.radio("Camera", sources, index=sources.index(from_address("camera_source", default_source)),
+                          format_func=CAMERA_SOURCES.get, key="camera_source")
         keep_in_address("camera_source", default_source)
-        if st.session_state["camera_source"] == "server":
+        if source == "server":
             default_server = os.environ.get("CHEAT_REFEREE_SERVER_CAMERA", "0")
-            st.text_input("Camera on the server: number, device or address", key=from_address("server_camera", default_server),
+            st.text_input("Camera on the server: number, device or address",
+                          value=from_address("server_camera", default_server), key="server_camera",
                           help="0 is the first camera plugged into this machine; /dev/video2 names one; an address (http://...) reads a phone or network camera on this network; a video file plays in a loop")
             keep_in_address("server_camera", default_server)
-        if st.session_state["camera_source"] != "live":
+        if source != "live":
             st.query_params.pop(ADDRESS_KEYS["live_on"], None)  # the browser's camera is not drawn: nothing to start
         problem = camera.reader_problem()
         if problem:
@@ -693,20 +695,19 @@ ADDRESS_KEYS = {"speak": "speak", "camera_source": "camera", "server_camera": "s
                 "history_all": "history"}
 
 
-def from_address(key: str, default: str | bool) -> str:
-    """A sidebar setting's first value in a session: the one this window kept in its address, else ``default``. A
-    reload starts a new session but keeps the address, so a table that turned the voice off or chose the camera on
-    the server keeps that choice. Returns ``key``, for the widget."""
-    if key not in st.session_state:
-        kept = st.query_params.get(ADDRESS_KEYS[key])
-        if isinstance(default, bool):
-            value: str | bool = default if kept not in ("on", "off") else kept == "on"
-        elif key == "camera_source":
-            value = kept if kept in CAMERA_SOURCES else default
-        else:
-            value = kept if kept else default
-        st.session_state[key] = value
-    return key
+def from_address(key: str, default: str | bool) -> str | bool:
+    """A sidebar setting's value where its widget starts in a session: the one this window kept in its address, else
+    ``default``. A reload starts a new session but keeps the address, so a table that turned the voice off or chose
+    the camera on the server keeps that choice. It is the widget's own starting value (``value=``, ``index=``), which
+    Streamlit uses only where the browser sent none, never written into ``st.session_state``: a value written there
+    outranks the browser's, and after a server restart the new session's first run carries the choice clicked as the
+    page came back (the camera chosen stayed "No camera")."""
+    kept = st.query_params.get(ADDRESS_KEYS[key])
+    if isinstance(default, bool):
+        return default if kept not in ("on", "off") else kept == "on"
+    if key == "camera_source":
+        return kept if kept in CAMERA_SOURCES else default
+    return kept if kept else default
 
 
 def put_in_address(name: str, value: str | list[str], default: str | list[str]) -> None:
@@ -2209,12 +2210,9 @@ def show_all_games(games: int) -> bool:
     while undos bring the table back to ten games (at eleven it came back off), and a reload (it is kept in the
     page's address, as the sidebar's settings are)."""
     ss = st.session_state
-    if "history_all" not in ss:
-        if "_history_all" in ss:
-            ss["history_all"] = ss["_history_all"]
-        else:
-            from_address("history_all", False)
-    ss["_history_all"] = st.toggle(f"Show all {games} games, not only the last {HISTORY_SHOWN}", key="history_all")
+    first = ss["_history_all"] if "_history_all" in ss else from_address("history_all", False)
+    ss["_history_all"] = st.toggle(f"Show all {games} games, not only the last {HISTORY_SHOWN}", value=first,
+                                   key="history_all")
     keep_in_address("history_all", False)
     return ss["_history_all"]
 

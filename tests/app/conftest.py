@@ -38,6 +38,19 @@ def reloaded(at: AppTest) -> AppTest:
     return open_app(dict(at.query_params.items()))
 
 
+def restarted(at: AppTest) -> AppTest:
+    """The page of ``at`` after the server was restarted under it: a new session, the address kept, and its first run
+    carrying every widget's value as the page shows it, as the browser sends them when it reconnects (with a choice
+    made as it came back: ``set_value`` and no run). AppTest has no public way to send widget values with a session's
+    first run; ``_run`` is what its own ``run()`` calls with them."""
+    again = AppTest.from_file(APP, default_timeout=30)
+    for key, value in at.query_params.items():
+        again.query_params[key] = value
+    again._run(at.main.root.get_widget_states())
+    assert not again.exception, again.exception
+    return again
+
+
 def text(at: AppTest) -> str:
     """Everything the page says in markdown, tags stripped, as one string."""
     parts = [m.value for m in at.markdown] + [m.value for m in at.main.get("caption")]

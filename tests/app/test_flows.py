@@ -21,7 +21,8 @@ from assistant import storage
 from assistant.storage import OpenCall, SqliteStore
 from ui import words
 
-from .conftest import add_players, click, deal, errors, open_app, refusals, reloaded, spoken, start_sitting, text
+from .conftest import (add_players, click, deal, errors, open_app, refusals, reloaded, restarted, spoken,
+                       start_sitting, text)
 
 
 def stored_state(db):
@@ -945,6 +946,20 @@ def test_a_long_evening_keeps_the_last_games_in_view_and_shows_them_all_on_a_swi
     assert again.toggle(key="history_all").value and list(again.table[-1].value["Game"]) == list(range(1, 12))
 
 
+def test_the_historys_switch_turned_as_the_page_comes_back_from_a_server_restart_is_kept(db):
+    """As the sidebar's settings: the switch's starting value was written into st.session_state, which outranks the
+    value the browser sends with a restarted server's first run."""
+    at = deal(open_app(), "Ann", "Ben")
+    at.segmented_control[0].set_value("Match table").run()
+    for _ in range(11):
+        click(at, "winner_Ann")
+    assert at.toggle(key="history_all").value is False
+    at.toggle(key="history_all").set_value(True)
+    again = restarted(at)
+    assert again.toggle(key="history_all").value is True and list(again.table[-1].value["Game"]) == list(range(1, 12))
+    assert again.query_params["history"] == "on"
+
+
 def test_two_sittings_of_one_name_begun_the_same_day_are_told_apart_in_the_sidebar(db):
     at = open_app()
     start_sitting(at, "Tonight")
@@ -1396,6 +1411,25 @@ def test_a_reload_keeps_the_sidebar_settings(db):
     again.radio(key="camera_source").set_value("none").run()
     assert "speak" not in again.query_params and "camera" not in again.query_params
     assert reloaded(again).toggle(key="speak").value is True
+
+
+def test_sidebar_settings_chosen_as_the_page_comes_back_from_a_server_restart_are_kept(db):
+    """After a restart the browser sends its widgets' values with the new session's first run; the settings' starting
+    values were written into st.session_state, which outranks them, and a camera chosen as the page came back stayed
+    "No camera" (the voice stayed on)."""
+    at = open_app()
+    at.toggle(key="speak").set_value(False)
+    at.radio(key="camera_source").set_value("upload")
+    again = restarted(at)
+    assert again.toggle(key="speak").value is False
+    assert again.radio(key="camera_source").value == "upload"
+    assert again.query_params["speak"] == "off" and again.query_params["camera"] == "upload"
+    # and the other way: chosen back to the defaults as the page comes back, where the address still names the others
+    again.toggle(key="speak").set_value(True)
+    again.radio(key="camera_source").set_value("none")
+    back = restarted(again)
+    assert back.toggle(key="speak").value is True and back.radio(key="camera_source").value == "none"
+    assert "speak" not in back.query_params and "camera" not in back.query_params
 
 
 def test_an_address_with_a_camera_the_app_does_not_know_gives_the_default(db):

@@ -18,7 +18,7 @@ from assistant.events import Call
 from tests.e2e.video import scene, table
 from ui import camera
 
-from .conftest import click, deal, open_app, refusals, reloaded, text
+from .conftest import click, deal, open_app, refusals, reloaded, restarted, text
 from .test_camera import scripted_reader
 from .test_flows import stored_state
 
@@ -74,6 +74,18 @@ def test_a_missing_server_camera_is_reported(db, monkeypatch, tmp_path):
     at = deal(open_app(), "Sam", "Maya")
     assert any("cannot open the camera" in e.value for e in at.error)
     assert "Sam's turn" in text(at)  # the game goes on by hand
+
+
+def test_a_server_camera_named_as_the_page_comes_back_from_a_server_restart_is_kept(db, monkeypatch, tmp_path):
+    """As the other sidebar settings: the box's starting value was written into st.session_state, which outranks the
+    value the browser sends with a restarted server's first run, and the camera named as the page came back was lost."""
+    monkeypatch.setenv("CHEAT_REFEREE_CAMERA", "server")
+    monkeypatch.setenv("CHEAT_REFEREE_SERVER_CAMERA", str(tmp_path / "no-such-camera.avi"))
+    at = open_app()
+    named = str(tmp_path / "the-camera-named.avi")
+    at.text_input(key="server_camera").set_value(named)
+    again = restarted(at)
+    assert again.text_input(key="server_camera").value == named and again.query_params["server"] == named
 
 
 def test_a_server_camera_that_appears_later_is_opened_on_the_next_run(db, monkeypatch, tmp_path, cards_video):
