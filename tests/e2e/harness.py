@@ -1083,6 +1083,13 @@ def for_every_player(work: Path) -> dict:
     return result
 
 
+#: Whether the sidebar's camera choice can be clicked (not while the page has lost its server), and the one chosen.
+CAMERA_CHOICE_ENABLED = """() => { const i = document.querySelectorAll('.st-key-camera_source input[type=radio]');
+  return i.length > 0 && [...i].every(e => !e.disabled); }"""
+CAMERA_CHOSEN = """() => { const c = document.querySelector('.st-key-camera_source input[type=radio]:checked');
+  return c ? c.closest('label').innerText.trim() : null; }"""
+
+
 def restarts(work: Path) -> dict:
     """The server killed and started again under an open page (no camera): what the page says while it is down, and
     taps made the moment its buttons come back, each of which must be played once."""
@@ -1128,14 +1135,20 @@ def restarts(work: Path) -> dict:
         result["second_window"] = _turn_line_soon(second, "calls Cheat!")
         run.crash()
         run.serve()
+        # the camera chosen the moment the sidebar comes back: the browser sends it with the new session's first run,
+        # where the setting's starting value, written into the session's state, outranked it ("No camera" stayed)
+        run.page.wait_for_function(CAMERA_CHOICE_ENABLED, timeout=30_000, polling=10)
+        run.page.locator(".st-key-camera_source").get_by_text("Photo upload").click()
         result["after_restart"] = _turn_line_soon(run.page, "calls Cheat!", 30_000)
         result["revealed_after_restart"] = run.page.locator(".cr-last").first.text_content().strip()
+        run.settle()
+        run.page.wait_for_timeout(1000)
+        run.settle()
+        chosen = run.page.evaluate(CAMERA_CHOSEN)
+        if chosen != "Photo upload":  # the steps below need the uploader
+            raise RuntimeError(f"the camera chosen as the page came back was not kept: the sidebar shows {chosen!r}")
         # a photo of the cards uploaded, then a crash and a restart: the new server never got that photo, and the page
         # went on listing its file, with no reading beside it
-        run.settle()
-        run.page.wait_for_timeout(1500)  # the new session's first runs over (a choice made in them was not kept)
-        run.page.locator(".st-key-camera_source").get_by_text("Photo upload").click()
-        run.settle()
         photo = ROOT / "tests/vision/data/synth_00.jpg"
         run.page.locator(".st-key-still_row input[type=file]").first.set_input_files(str(photo))
         listed = "() => document.querySelector('.st-key-still_row').innerText.includes('synth_00.jpg')"
