@@ -1691,8 +1691,9 @@ def read_the_call(referee: Referee, caller: str) -> tuple[str, bool]:
     game = referee.state.game
     if game is None or game.last_play is None:
         return "", False
-    answer = camera.call_answer(reading, game, caller, call.revealed, feed.silent(), feed.frames_seen,
-                                live=st.session_state.get("camera_source") == "live")
+    live = st.session_state.get("camera_source") == "live"
+    answer = camera.call_answer(reading, game, caller, call.revealed, feed.silent(), feed.frames_seen, live=live,
+                                starting=live and camera_starting(feed))
     if answer.action is camera.CallAction.SETTLE:
         # another window's camera may give the same verdict first: nobody tapped, so that is not said
         if settle(call, answer.ranks, say_stale=False):
@@ -1918,6 +1919,7 @@ def live_camera() -> None:
             video_frame_callback=on_frame,
             async_processing=True,
         )
+        note_camera_start(ctx.state.playing, ctx.state.signalling, resuming)
         note_camera_state(ctx.state.playing, ctx.state.signalling, resuming)
         camera_check(start=", then press START")
         if not camera.video_link_has_an_address():
@@ -1942,6 +1944,29 @@ def camera_resuming() -> bool:
         ss["_resume_token"] = os.urandom(8).hex()  # names this session's press (a page outlives a server's restart)
     since = ss["_resume_since"]
     return since is not None and time.monotonic() - since < RESUME_FOR
+
+
+def note_camera_start(playing: bool, signalling: bool, resuming: bool) -> None:
+    """Keep when this page began starting the browser's camera, for the call's line (:func:`camera_starting`): as
+    its session began where the page starts it by itself (``resuming``), else as START was pressed (the component
+    signals); forgotten once the camera is off. Before :func:`note_camera_state`, which ends the resume once it
+    plays."""
+    ss = st.session_state
+    if not (playing or signalling or resuming):
+        ss["_camera_began"] = None
+    elif ss.get("_camera_began") is None:
+        ss["_camera_began"] = ss["_resume_since"] if resuming else time.monotonic()
+
+
+def camera_starting(feed: camera.LiveFeed) -> bool:
+    """Whether the browser's camera is starting and has sent ``feed`` no picture since (:func:`camera.still_starting`).
+    A reloaded page's first run draws the call's line before the camera, whose state :func:`note_camera_start`
+    notes: a start by the page itself counts from this session's beginning here too."""
+    resuming = camera_resuming()
+    began = st.session_state.get("_camera_began")
+    if began is None and resuming:
+        began = st.session_state["_resume_since"]
+    return camera.still_starting(began, feed.last_frame_at, time.monotonic())
 
 
 def note_camera_state(playing: bool, signalling: bool, resuming: bool) -> None:

@@ -40,6 +40,11 @@ FACE_UP_KEPT = 8
 FORGET_AFTER = 1.0
 #: A server camera that gave no frame for this many seconds is said to be silent, and opened again.
 SILENT_AFTER = 3.0
+#: How long the browser's camera may take to send its first picture once a start began (START pressed, or pressed by a
+#: reloaded page by itself) before the line over the rank buttons says it sends none. In Chromium on 2 cores the first
+#: picture came 2.7 to 4.9 s after a reload began, and up to 11.5 s with other browsers busy beside it. A camera that
+#: cannot start is said to send nothing after this.
+STARTING_FOR = 15.0
 #: The picture files the photo upload takes: every format the reader decodes (OpenCV, its header checked by Pillow).
 #: A file the browser refuses never reaches the app, which goes on showing the last photo's reading, so the list is
 #: no narrower than the reader. JPEG comes first and HEIC is left out: Safari on a Mac then hands an iPhone's HEIC
@@ -119,26 +124,45 @@ class CallAnswer:
 
 
 def call_answer(reading: Reading, game: Game, caller: str, revealed: tuple[Rank, ...], silent: bool, frames_seen: int,
-                live: bool) -> CallAnswer:
+                live: bool, starting: bool = False) -> CallAnswer:
     """What the live camera does with the call ``caller`` made on ``game``'s last play, from its ``reading``: a referee
     that guesses is worse than none. It settles the call alone only with a reading :func:`may_apply` accepts, that the
     rules accept and that fits what the table saw, and never once the table has started entering the cards
     (``revealed``); anything else is offered to the table, or said why not. ``silent`` and ``frames_seen``: the feed's
-    (:meth:`LiveFeed.silent`); ``live``: the browser's camera, which its START button starts."""
+    (:meth:`LiveFeed.silent`); ``live``: the browser's camera, which its START button starts; ``starting``: that
+    camera is being started and has sent no picture since (:func:`still_starting`)."""
     ok, why = may_apply(reading, game.last_play.count)
     # a camera stopped since its last picture (switched off and on in the sidebar, the browser's camera comes back
     # stopped): "no card found in the picture yet" had the table wait for a camera that was off
     # (a reading left from before it stopped too: "the reading is not steady yet" waited for frames that never came)
     if (not ok and silent) or (not reading.ranks and not frames_seen):
-        why = "the camera is sending no picture" if silent else "the camera has sent no picture yet"
-        if live:
-            why += ": press START under it"
+        why = no_picture_why(silent, live, starting)
     if ok and revealed:
         # the table has started entering the cards by hand: it has taken over, the camera only advises
         ok, why = False, "the table is entering the cards"
     if ok:
         return _sure_answer(reading.ranks, game, caller)
-    return _offered(reading, why, nothing_is_news=frames_seen == 0 or silent)
+    # a camera starting is every reloaded call's first moment, as the cards face down are every call's: no news
+    return _offered(reading, why, nothing_is_news=(frames_seen == 0 or silent) and not (live and starting))
+
+
+def still_starting(began: float | None, last_frame_at: float, now: float) -> bool:
+    """Whether the browser's camera is still starting at ``now`` (seconds of ``time.monotonic()``): a start began at
+    ``began`` (START pressed, or a reloaded page pressing it by itself; None where none did, or the table has stopped
+    the camera since), no picture has come since (``last_frame_at``: :attr:`LiveFeed.last_frame_at`), and the start is
+    under :data:`STARTING_FOR` seconds old. A reloaded page's camera sent its first picture 4 s or so after the page
+    began: "press START" said meanwhile had players press it, and stop the camera the page had just started."""
+    return began is not None and last_frame_at < began and now - began < STARTING_FOR
+
+
+def no_picture_why(silent: bool, live: bool, starting: bool) -> str:
+    """Why the camera reads nothing, where it sends no picture: it is still starting (``starting``, the browser's
+    camera alone: see :func:`still_starting`), it sent pictures and stopped (``silent``), or it has sent none yet. Only the
+    browser's camera (``live``) has a START button to press."""
+    if live and starting:
+        return "the camera is starting: its picture comes in a moment"
+    why = "the camera is sending no picture" if silent else "the camera has sent no picture yet"
+    return why + (": press START under it" if live else "")
 
 
 def _sure_answer(ranks: tuple[Rank, ...], game: Game, caller: str) -> CallAnswer:

@@ -25,9 +25,9 @@ def two_claimed() -> Game:
 
 
 def answer(reading: camera.Reading, game: Game | None = None, revealed: tuple[Rank, ...] = (), silent: bool = False,
-           frames_seen: int = 30, live: bool = False) -> camera.CallAnswer:
+           frames_seen: int = 30, live: bool = False, starting: bool = False) -> camera.CallAnswer:
     """The camera's answer to Ben's call, with a camera sending pictures unless told otherwise."""
-    return camera.call_answer(reading, game or two_claimed(), "Ben", revealed, silent, frames_seen, live)
+    return camera.call_answer(reading, game or two_claimed(), "Ben", revealed, silent, frames_seen, live, starting)
 
 
 def test_a_sure_steady_reading_of_the_claimed_cards_settles_the_call_alone():
@@ -120,3 +120,51 @@ def test_silence_is_said_only_of_a_reading_that_may_not_decide_and_the_table_ent
     """A sure, steady reading made before the camera stopped still decides; once the table taps, it has taken over."""
     assert answer(sure("A", "9"), silent=True).action is CallAction.SETTLE
     assert answer(sure("A", "9"), silent=True, revealed=ranks("A")).why == "the table is entering the cards"
+
+
+STARTING = "the camera is starting: its picture comes in a moment"
+
+
+def test_the_browsers_camera_starting_is_said_to_be_starting_not_to_need_start_and_is_no_news():
+    """A reloaded page starts its camera by itself, and the first picture comes seconds later: "press START under it"
+    meanwhile had players press it, and stop the camera just started. Every reloaded call begins so: not news."""
+    why_not = "The camera has read no card yet: tap the cards in, or wait for its reading."
+    assert answer(camera.Reading(), frames_seen=0, live=True, starting=True) == camera.CallAnswer(
+        CallAction.NOTHING, (), STARTING, why_not, news=False)
+    # STOP and START again: the last pictures are long gone, and the next are coming
+    assert answer(camera.Reading(note="no card found in the picture yet"), silent=True, live=True,
+                  starting=True).why == STARTING
+    # the camera on the server has no START, and is not started by the page
+    assert answer(camera.Reading(), frames_seen=0, starting=True).why == "the camera has sent no picture yet"
+
+
+def test_a_camera_starting_changes_nothing_of_a_reading_it_sent():
+    """Starting is said only where no picture came: a reading stands, and still decides where it may."""
+    assert answer(sure("A", "9"), live=True, starting=True).action is CallAction.SETTLE
+    assert answer(camera.Reading(note="no card found in the picture yet"), live=True, starting=True).why == (
+        "no card found in the picture yet")
+
+
+@pytest.mark.parametrize("silent, live, starting, why", [
+    (False, True, True, STARTING),
+    (True, True, True, STARTING),
+    (False, True, False, "the camera has sent no picture yet: press START under it"),
+    (True, True, False, "the camera is sending no picture: press START under it"),
+    (False, False, True, "the camera has sent no picture yet"),
+    (True, False, False, "the camera is sending no picture"),
+])
+def test_why_no_picture_came(silent, live, starting, why):
+    assert camera.no_picture_why(silent, live, starting) == why
+
+
+@pytest.mark.parametrize("began, last_frame_at, now, starting", [
+    (100.0, 0.0, 100.5, True),  # a reloaded page, no picture yet
+    (100.0, 0.0, 100.0 + camera.STARTING_FOR - 0.1, True),
+    (100.0, 0.0, 100.0 + camera.STARTING_FOR, False),  # none came in time: START is to be pressed
+    (100.0, 101.0, 101.5, False),  # its first picture came
+    (100.0, 90.0, 100.5, True),  # STOP, then START: the last picture came before it
+    (None, 0.0, 100.5, False),  # the table stopped it, or never started it
+], ids=["reloaded", "just in time", "too long", "a picture came", "started again", "off"])
+def test_the_browsers_camera_is_starting_from_the_start_until_a_picture_or_the_wait_is_over(began, last_frame_at, now,
+                                                                                             starting):
+    assert camera.still_starting(began, last_frame_at, now) is starting

@@ -367,6 +367,47 @@ def test_a_reload_presses_start_again_only_where_the_camera_was_on(db, monkeypat
     assert "live" not in playing.query_params and not _presses_start(reloaded(playing))
 
 
+def test_a_call_reloaded_says_the_camera_is_starting_until_its_picture_comes_not_to_press_start(db, monkeypatch):
+    """A reload ends the browser's camera, the page presses START by itself, and its first picture came 4 s or so
+    later in Chromium: the call's line said meanwhile "the camera has sent no picture yet: press START under it", and
+    players pressed it, stopping the camera just started. It says the camera is starting, from the page's first run,
+    until a picture comes; after camera.STARTING_FOR seconds with none, or with the camera stopped by the table, START
+    is to be pressed."""
+    state = {"playing": True, "signalling": False}
+    fake_webrtc(monkeypatch, state)
+    scripted_reader(monkeypatch, [()] * 3)
+    at = deal(open_app(), "Sam", "Maya")
+    click(at, "play_2")
+    click(at, "cheat_Maya")
+    starting = "Camera reads: nothing yet (the camera is starting: its picture comes in a moment)"
+    state["playing"] = False  # the reload ended it
+    again = reloaded(at)
+    assert starting in text(again) and "press START" not in text(again), text(again)
+    assert camline_said(again) == "", "every reloaded call begins so: no news to say"
+    state["signalling"] = True  # the page pressed START
+    again.run()
+    assert starting in text(again)
+    again.session_state["_feed"].process(table())  # the first picture
+    again.run()
+    assert "no card found in the picture yet" in text(again) and "starting" not in text(again)
+    # no picture in time: START is to be pressed
+    state["signalling"] = False
+    late = reloaded(at)
+    assert starting in text(late)
+    late.session_state["_camera_began"] -= camera.STARTING_FOR
+    late.run()
+    assert "(the camera has sent no picture yet: press START under it)" in text(late)
+    # stopped by the table (the first page's camera, which played): at the line's next drawing (the camera's state
+    # is read after the line, which the page draws again five times a second)
+    at.run()
+    at.run()
+    assert "(the camera has sent no picture yet: press START under it)" in text(at)
+    state["signalling"] = True  # START pressed again by the table
+    at.run()
+    at.run()
+    assert starting in text(at)
+
+
 def _presses_start(at) -> bool:
     return any("cr-resume" in h.proto.body for h in at.get("html"))
 

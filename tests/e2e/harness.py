@@ -1174,6 +1174,89 @@ def restarts(work: Path) -> dict:
     return result
 
 
+#: Installed in every page loaded from then on (a reload's too, before the app draws anything): the camera's line over
+#: the rank buttons as it changed, each time with its height and the milliseconds since the page began loading.
+CAMLINE_WATCH = """
+(() => {
+  window.__camlines = [];
+  let last = null;
+  setInterval(() => {
+    const line = document.querySelector('.cr-camline');
+    const text = line ? line.textContent.trim() : null;
+    const height = line ? Math.round(line.getBoundingClientRect().height) : null;
+    const now = text + '|' + height;
+    if (now !== last) { last = now; window.__camlines.push({ms: Math.round(performance.now()), text, height}); }
+  }, 50);
+})();
+"""
+
+
+def camline_spans(lines: list[dict], until_ms: int) -> list[dict]:
+    """The camera line's texts in turn, each with when it came, how long it showed and its height, from
+    :data:`CAMLINE_WATCH`'s record (milliseconds since the page began loading; text None: no line yet)."""
+    return [{"from_ms": seen["ms"], "ms": after["ms"] - seen["ms"], "text": seen["text"], "height": seen["height"]}
+            for seen, after in zip(lines, lines[1:] + [{"ms": until_ms}])]
+
+
+#: How many times the resume mode reloads the page during the call.
+RELOADS = 3
+
+
+def resume(work: Path) -> dict:
+    """A call open beside the browser's camera, and the page reloaded (RELOADS times): the reloaded page starts the
+    camera by itself, and the camera's line over the rank buttons is recorded from the page's first moment until the
+    camera's reading of the picture is on it (one king, where two aces were claimed: offered, never settled, so the
+    call stays open through every reload). Then the camera stopped by the table: its line must say so."""
+    video = work / "king.y4m"
+    flip_video(video, [("K", "spade")], empty_s=0.5, cards_s=3.0)
+    run = Run(work, video)
+    result: dict = {"reloads": []}
+    read = re.compile(r"(Camera reads|Best guess): K")  # the king read from the picture, sure or as a guess
+    reading = f"() => {{ const l = document.querySelector('.cr-camline'); return !!l && /{read.pattern}/.test(l.textContent); }}"
+    with checked(run, work, result):
+        setup_two_players(run, None)
+        result["start_retries"] = run.start_camera()
+        run.tap("play_2")  # Sam: two aces
+        run.tap("cheat_Maya")
+        run.page.wait_for_function(reading, timeout=30_000)
+        run.page.wait_for_function("() => location.search.includes('live=on')", timeout=10_000)
+        run.page.add_init_script(CAMLINE_WATCH)
+        camera = run.page.frame_locator(WEBRTC_FRAME)
+        for _ in range(RELOADS):
+            run.reload()
+            try:
+                run.page.wait_for_function(reading, timeout=30_000)
+                run.page.wait_for_timeout(500)
+            except Exception:
+                pass  # no reading came: said by its absence below
+            until = run.page.evaluate("() => Math.round(performance.now())")
+            lines = run.page.evaluate("() => window.__camlines")
+            spans = camline_spans(lines, until)
+            shown = [span for span in spans if span["text"] is not None]
+            result["reloads"].append({
+                "spans": spans,
+                "press START shown (ms)": sum(span["ms"] for span in shown if "press START" in span["text"]),
+                "starting shown (ms)": sum(span["ms"] for span in shown if "camera is starting" in span["text"]),
+                "first picture from (ms)": next((span["from_ms"] for span in shown if not any(
+                    words in span["text"] for words in ("press START", "camera is starting", "no picture"))), None),
+                "reading from (ms)": next((span["from_ms"] for span in shown if read.search(span["text"])), None),
+                "heights": sorted({span["height"] for span in shown}),
+                # the words changed and the height with them (the page's own first moments may change it alone: 51 px
+                # then 59 px, the same words, in some reloads before this line's words were changed)
+                "height changed with the words": sum(a["text"] != b["text"] and a["height"] != b["height"]
+                                                     for a, b in zip(shown, shown[1:])),
+            })
+        # stopped by the table: no picture comes, and the line says to press START
+        stopped = time.time()
+        camera.get_by_role("button", name="STOP").click()
+        run.page.wait_for_function(
+            "() => { const l = document.querySelector('.cr-camline'); return !!l && l.textContent.includes('press START'); }",
+            timeout=15_000)
+        result["press START said after STOP (s)"] = round(time.time() - stopped, 1)
+        result["line after STOP"] = run.page.locator(".cr-camline").first.text_content().strip()
+    return result
+
+
 #: The labels of the buttons cut short with an ellipsis on the page ("Jo…").
 CUT_LABELS = """() => [...document.querySelectorAll('[data-testid="stMain"] button')].filter(b =>
     [...b.querySelectorAll('*')].some(e => e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).textOverflow === 'ellipsis'))
@@ -1527,7 +1610,7 @@ def history(work: Path) -> dict:
 
 PAGE_CHECKS = {"themes": themed_contrast, "voice": voice_note, "camera": camera_notes, "keys": play_keys,
                "names": names_shown, "restarts": restarts, "buttons": buttons, "access": for_every_player,
-               "arrivals": arrivals, "crowd": crowd, "history": history}
+               "arrivals": arrivals, "crowd": crowd, "history": history, "resume": resume}
 
 
 def main() -> int:
