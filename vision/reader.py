@@ -330,13 +330,15 @@ def _decoded_quietly(data: bytes) -> tuple[np.ndarray | None, str]:
     complained. A JPEG has no checksum: what libjpeg says is the only word that part of one is missing. Keeping it
     costs 0.03 ms a picture (a 640 x 480 JPEG decodes in 6 ms, a 12-megapixel one in 100 ms). Where no scratch file
     can be made (a temporary folder read-only or gone), the picture is decoded as before, the libraries' lines
-    printed: a photo is still read, where a refusal would have named no fault of the photo's."""
+    printed: a photo is still read, where a refusal would have named no fault of the photo's. A process started
+    without standard error (``2>&-``: ``sys.stderr`` is None) has no Python stream to flush or to say lines on."""
     try:
         kept = tempfile.TemporaryFile()
     except OSError:
         return cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR), ""
     with _TERMINAL_KEPT, kept:
-        sys.stderr.flush()
+        if sys.stderr is not None:
+            sys.stderr.flush()
         terminal = os.dup(2)
         os.dup2(kept.fileno(), 2)
         try:
@@ -347,7 +349,7 @@ def _decoded_quietly(data: bytes) -> tuple[np.ndarray | None, str]:
         kept.seek(0)
         said = kept.read().decode("utf-8", "replace")
     others = "".join(line for line in said.splitlines(keepends=True) if not line.startswith(_IMAGE_LIBRARIES))
-    if others:
+    if others and sys.stderr is not None:
         sys.stderr.write(others)
     return arr, said
 

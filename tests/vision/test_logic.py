@@ -7,6 +7,8 @@ from dataclasses import replace
 import io
 import os
 import struct
+import subprocess
+import sys
 import tracemalloc
 import zlib
 
@@ -19,7 +21,7 @@ from vision import reader
 from vision.reader import (ECHO_REACH, ECHO_SURE, ECHO_WEAK, LONE_FLOOR, PAIR_DOUBT, PAIR_SURE, CardReader, Detections,
                            ImageError, Stabiliser, _echoes, load_image, square_crop)
 
-from .conftest import merging_reader
+from .conftest import ROOT, merging_reader
 
 
 def test_missing_file_says_so(tmp_path):
@@ -312,6 +314,40 @@ def test_a_picture_is_still_read_where_no_scratch_file_can_be_made_to_keep_the_t
 
     monkeypatch.setattr(reader.tempfile, "TemporaryFile", no_room)
     assert load_image(_smooth_jpeg()).shape == (240, 320, 3)
+
+def _with_jfif_version(jpeg: bytes, version: bytes) -> bytes:
+    """``jpeg`` saying another JFIF version: libjpeg reads it whole, and prints "Warning: unknown JFIF revision number"
+    (a note the reader lets through to the terminal)."""
+    at = jpeg.index(b"JFIF\0") + 5
+    return jpeg[:at] + version + jpeg[at + 2:]
+
+
+@pytest.mark.parametrize("picture", ["whole", "with a note from libjpeg", "damaged inside"])
+def test_a_picture_is_read_by_a_process_started_without_standard_error(tmp_path, picture):
+    """A server started with its standard error closed (``2>&-``; Python's sys.stderr is None then) read no photo at
+    all: keeping the terminal from the image libraries flushed sys.stderr, and the AttributeError escaped the read. A
+    whole picture is read (a note libjpeg printed beside it said nowhere), and one damaged inside is still said
+    damaged."""
+    jpeg = _smooth_jpeg()
+    path = tmp_path / "photo.jpg"
+    path.write_bytes({"whole": jpeg, "with a note from libjpeg": _with_jfif_version(jpeg, b"\x02\x01"),
+                      "damaged inside": _with_picture_data_lost(jpeg, "dropped")}[picture])
+    script = ("import sys\n"
+              "from vision.reader import ImageError, load_image\n"
+              "try:\n"
+              "    print('read', load_image(sys.argv[1]).shape)\n"
+              "except ImageError as error:\n"
+              "    print('refused:', error)\n")
+    shell = 'exec "$0" -c "$1" "$2" 2>&-'
+    result = subprocess.run(["sh", "-c", shell, sys.executable, script, str(path)], capture_output=True, text=True,
+                            cwd=ROOT, timeout=120)
+    said = result.stdout.strip()
+    assert result.returncode == 0, result
+    if picture == "damaged inside":
+        assert said.startswith("refused: a JPEG damaged inside ("), said
+    else:
+        assert said == "read (240, 320, 3)", said
+
 
 def test_a_png_chunk_whose_type_is_damaged_is_said_so_not_named_by_its_bytes():
     """A NUL or a newline in the chunk's type was put in the message as it came ("its \\nDAT data fails ...")."""
