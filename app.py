@@ -2091,7 +2091,9 @@ def table_screen(referee: Referee) -> None:
     unit = "Wins" if kinds == {TableKind.MATCH} else "Points"
     summary = st.empty()  # filled once the scoring is known: with no game finished, the one chosen below
     offer = referee.sitting.setup_offer()
-    players = players_to_tap(state, st.session_state.get("seats") or (), offer.players)  # as the setup shows them
+    # as the setup shows them: its seats in this window, else those it kept in the page's address (a reload)
+    seats = st.session_state["seats"] if "seats" in st.session_state else kept_seats()
+    players = players_to_tap(state, seats, offer.players)
     st.subheader("Record a winner", anchor=False)
     in_progress = state.game is not None and not state.game.over
     scoring = table.kind  # the game in progress's, or the table's choice for the games tapped in

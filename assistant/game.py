@@ -416,10 +416,10 @@ def given_places(state: State) -> tuple[str, ...]:
 def players_to_tap(state: State, seats: Sequence[str], offered: tuple[str, ...]) -> tuple[str, ...]:
     """The players a match table offers to tap a result for: the game in progress's, whose result a tap gives; else
     those a new game's setup shows, so that the two agree on who is at the table now: ``seats``, the setup's own in a
-    window that has opened one (edited, or dealt to and the deal taken back), else ``offered``, what a setup offers
-    (:meth:`~assistant.sitting.Sitting.setup_offer`: a deal taken back's players, else the last game's, else the
-    table's). A table undoes a deal to change a seat, or to tap its results in instead: the buttons named the game
-    before's players, over, while the setup named the deal's."""
+    window that has opened one (edited, or dealt to and the deal taken back) or kept in its address, else ``offered``,
+    what a setup offers (:meth:`~assistant.sitting.Sitting.setup_offer`: a deal taken back's players, else the last
+    game's, else the table's). A table undoes a deal to change a seat, or to tap its results in instead: the buttons
+    named the game before's players, over, while the setup named the deal's."""
     game = state.game
     if game is not None and not game.over:
         return game.players

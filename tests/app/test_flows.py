@@ -1643,6 +1643,27 @@ def test_the_match_table_offers_the_players_of_a_deal_taken_back_after_a_game_fi
     assert (row.players, row.places) == (("Ann", "Ben", "Dev"), ("Dev",))
 
 
+def test_the_match_table_reloaded_offers_the_seats_its_setup_kept_in_the_address(db):
+    """Seats edited after a game finished (Cat left, Dev sat down) are kept in the page's address, and a reload's setup
+    shows them; the match table reloaded named the finished game's players instead, until the setup was opened, and a
+    tap on Cat recorded a game for a player who had left."""
+    at = deal(open_app(), "Ann", "Ben", "Cat")
+    at.segmented_control[0].set_value("Match table").run()
+    click(at, "winner_Ann")  # the first game, over
+    at.segmented_control[0].set_value("Setup").run()
+    click(at, "remove_2")
+    add_players(at, "Dev")
+    at.segmented_control[0].set_value("Match table").run()
+    assert winner_buttons(at) == ["Ann", "Ben", "Dev"]
+    fresh = reloaded(at)
+    assert winner_buttons(fresh) == ["Ann", "Ben", "Dev"], "as the setup shows them"
+    click(fresh, "winner_Dev")
+    row = stored_state(db).state.table.rows[-1]
+    assert (row.players, row.places) == (("Ann", "Ben", "Dev"), ("Dev",))
+    fresh.segmented_control[0].set_value("Setup").run()
+    assert fresh.session_state["seats"] == ["Ann", "Ben", "Dev"]
+
+
 def test_a_window_that_only_watches_is_told_what_another_window_took_back(db):
     """A second window's Undo changed the first window's screen without a word: the play vanished, and a screen
     reader kept reading the old turn. Its plays need no words (the page shows them); its undos are said, once."""
