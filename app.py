@@ -838,13 +838,26 @@ def kept_seats() -> list[str]:
     return seats
 
 
+def seats_made_here(referee: Referee) -> list[str] | None:
+    """This window's seats, where its setup made them since the sitting's last deal; None otherwise, and seats made
+    before that deal are forgotten, with those kept in the page's address. A deal made since, in this window or
+    another, took its seats from a setup: the next setup, and the match table's buttons, offer what the sitting offers
+    now. A window's seats outlived another window's deal, and its match table named a game before's players."""
+    ss = st.session_state
+    if "seats" in ss and ss.get("_seats_since") != referee.sitting.last_deal_at:
+        del ss["seats"]
+        st.query_params.pop("seat", None)
+    return ss.get("seats")
+
+
 def setup_screen(referee: Referee) -> None:
     state = referee.state
     previous = state.game
     offer = referee.sitting.setup_offer()  # a deal taken back offers its own choices again; otherwise the last game's
     default = list(offer.players)
-    if "seats" not in st.session_state:
+    if seats_made_here(referee) is None:
         st.session_state["seats"] = kept_seats() or default
+        st.session_state["_seats_since"] = referee.sitting.last_deal_at
     seats: list[str] = st.session_state["seats"]
     # the seats in the page's address too, while they differ from the last game's: a reload or a server's restart
     # in the middle of a setup keeps the players added so far
@@ -2092,7 +2105,8 @@ def table_screen(referee: Referee) -> None:
     summary = st.empty()  # filled once the scoring is known: with no game finished, the one chosen below
     offer = referee.sitting.setup_offer()
     # as the setup shows them: its seats in this window, else those it kept in the page's address (a reload)
-    seats = st.session_state["seats"] if "seats" in st.session_state else kept_seats()
+    seats = seats_made_here(referee)
+    seats = kept_seats() if seats is None else seats
     players = players_to_tap(state, seats, offer.players)
     st.subheader("Record a winner", anchor=False)
     in_progress = state.game is not None and not state.game.over

@@ -431,10 +431,10 @@ def tapped_result(state: State, tapped: str | tuple[str, ...], players: tuple[st
     order, after any :func:`given_places`; ``players`` the table's (:func:`players_to_tap`), sent where no game names
     them: none was dealt, or the game dealt is over and they are not the last game's, whom the rules take where none
     are given (a deal taken back, a seat changed since: unsent, a tap scored the last game's players, and refused a
-    winner seated since); ``scoring`` how it scores. A winner alone is the format's ``player``, not one place: the transcript says
-    a match win as TRANSCRIPT.md does. The players and the scoring are named only where they change what the rules
-    would take (a transcript otherwise stays in the format's own words, which know no scoring field and give the
-    players "if no game was tracked yet")."""
+    winner seated since); ``scoring`` how it scores. A winner alone is the format's ``player``, not one place: the
+    transcript says a match win as TRANSCRIPT.md does. The players and the scoring are named only where they change
+    what the rules would take (a transcript otherwise stays in the format's own words, which know no scoring field and
+    give the players "if no game was tracked yet")."""
     given = given_places(state)
     game = state.game
     named = (tuple(players) if game is None or (game.over and players and players != state.table.rows[-1].players)

@@ -150,7 +150,7 @@ class Sitting:
     def last_deal(self) -> NewGame | None:
         """The last deal in the log, counted or taken back (None where nothing was dealt): the way its first player was
         chosen, which the next setup keeps."""
-        return self._deal_at(self._last_deal_at())
+        return self._deal_at(self.last_deal_at)
 
     @property
     def deal_taken_back(self) -> NewGame | None:
@@ -159,14 +159,14 @@ class Sitting:
         back with the game before's choices, or none, and one tap on Deal played under them. Once anything counts after
         it (the game before played on, a winner tapped in) it is history: its dealer, offered still, ignored the deal
         passed on by two games tapped in since."""
-        return self._taken_back(self._last_deal_at())
+        return self._taken_back(self.last_deal_at)
 
     def setup_offer(self) -> SetupOffer:
         """What a new game's setup offers (:class:`SetupOffer`): the choices of the deal taken back
         (:attr:`deal_taken_back`), else of the last game, else the table's; the way the first player is chosen, the
         last deal's (:attr:`last_deal`). The setup's seats, dealer and rules, and the match table's players and choice
         for games tapped in where no game is in play (:func:`~assistant.game.players_to_tap`), all read them here."""
-        at = self._last_deal_at()  # once: each read of the log back to the last deal goes through every play since
+        at = self.last_deal_at  # once: each read of the log back to the last deal goes through every play since
         undone, last, game, table = self._taken_back(at), self._deal_at(at), self.state.game, self.state.table
         source = undone if undone is not None else game
         return SetupOffer(players=source.players if source is not None else table.players,
@@ -175,15 +175,18 @@ class Sitting:
                           table=undone.rules.table if undone is not None else table.kind,
                           first_drawn=last is not None and last.first is not None)
 
-    def _last_deal_at(self) -> int | None:
+    @property
+    def last_deal_at(self) -> int | None:
+        """Where in the log the last deal was recorded, counted or taken back (None where nothing was dealt): a window
+        tells by it whether seats it made are still for the next deal, or another deal has been made since."""
         return next((i for i in range(len(self.log) - 1, -1, -1) if isinstance(self.log[i], NewGame)), None)
 
     def _deal_at(self, at: int | None) -> NewGame | None:
-        """The deal recorded at ``at`` in the log (:meth:`_last_deal_at`), None where there is none."""
+        """The deal recorded at ``at`` in the log (:attr:`last_deal_at`), None where there is none."""
         return None if at is None else self.log[at]
 
     def _taken_back(self, at: int | None) -> NewGame | None:
-        """The last deal, recorded at ``at`` (:meth:`_last_deal_at`), where nothing has counted since it: an undo has
+        """The last deal, recorded at ``at`` (:attr:`last_deal_at`), where nothing has counted since it: an undo has
         taken it back (:attr:`deal_taken_back`)."""
         if at is None or (self._counted_at and self._counted_at[-1] >= at):  # counted, it would be among them
             return None

@@ -1161,7 +1161,6 @@ def test_a_database_that_cannot_be_opened_is_reported(tmp_path, monkeypatch):
     assert any("cannot open its database" in e and str(folder) in e for e in errors(at))
 
 
-
 @pytest.mark.parametrize("setting", ["CHEAT_REFEREE_DB", "CHEAT_REFEREE_DATA"])
 def test_a_database_setting_set_but_empty_is_reported_and_nothing_is_made(tmp_path, monkeypatch, setting):
     """A setting set but empty was read as no setting: the page opened the user's own database, as if the table's
@@ -1177,6 +1176,7 @@ def test_a_database_setting_set_but_empty_is_reported_and_nothing_is_made(tmp_pa
     assert f"The referee cannot open its database: {setting} is set but empty" in said, said
     assert "or remove it, and start the referee again" in said, said
     assert not (tmp_path / "xdg").exists() and not (tmp_path / "home").exists(), "nothing was made"
+
 
 def test_a_database_locked_at_opening_says_once_that_another_program_has_it(db, monkeypatch):
     """The storage's words name the other program ("another program is writing to it"); the page's advice under them
@@ -1218,7 +1218,6 @@ def test_a_database_that_cannot_be_opened_on_a_full_disk_is_opened_again_once_th
     assert not errors(at) and "Sam's turn" in text(at)
 
 
-
 def test_a_database_that_cannot_be_opened_for_a_used_up_quota_is_opened_again_once_there_is_room(db, monkeypatch):
     """A quota used up is a full disk for this user: SQLite's bare "disk I/O error" got the advice to point the setting
     at another file, which opens empty, as if the evening were lost. Said as the quota, with a full disk's advice and
@@ -1240,6 +1239,7 @@ def test_a_database_that_cannot_be_opened_for_a_used_up_quota_is_opened_again_on
     monkeypatch.setenv("CHEAT_REFEREE_CAMERA", "none")
     at.run()  # the try every 2 s, which AppTest does not run by itself
     assert not errors(at) and "Sam's turn" in text(at)
+
 
 def test_a_sitting_not_started_for_a_full_disk_says_what_to_do(db, monkeypatch):
     """Said as every other write the disk refuses is: with what to do, and that nothing was lost."""
@@ -1394,7 +1394,6 @@ def test_a_second_window_tapping_another_caller_is_told_who_called_first(db):
     click(other, "cheat_Maya")  # drawn before Leo's call reached it
     assert any("Leo called Cheat! on this play first, in another window" in w for w in refusals(other))
     assert "Leo calls Cheat! on Sam" in text(other) and stored_call(db) == OpenCall(2, "Leo")
-
 
 
 def test_a_reload_keeps_the_sidebar_settings(db):
@@ -1662,6 +1661,25 @@ def test_the_match_table_reloaded_offers_the_seats_its_setup_kept_in_the_address
     assert (row.players, row.places) == (("Ann", "Ben", "Dev"), ("Dev",))
     fresh.segmented_control[0].set_value("Setup").run()
     assert fresh.session_state["seats"] == ["Ann", "Ben", "Dev"]
+
+
+def test_seats_made_before_another_windows_deal_are_not_offered_after_it(db):
+    """A window's seats outlived a deal made in another window: after that game (Ann, Ben, Dev) finished, the first
+    window's match table named the players it had dealt to before (Ann, Ben, Cat), and its setup seated them again."""
+    at = deal(open_app(), "Ann", "Ben", "Cat")
+    at.segmented_control[0].set_value("Match table").run()
+    click(at, "winner_Ann")
+    other = open_app()
+    other.segmented_control[0].set_value("Setup").run()
+    click(other, "remove_2")  # Cat leaves, Dev sits down
+    add_players(other, "Dev")
+    click(other, "deal")
+    other.segmented_control[0].set_value("Match table").run()
+    click(other, "winner_Dev")
+    at.run()
+    assert winner_buttons(at) == ["Ann", "Ben", "Dev"]
+    at.segmented_control[0].set_value("Setup").run()
+    assert at.session_state["seats"] == ["Ann", "Ben", "Dev"]
 
 
 def test_a_window_that_only_watches_is_told_what_another_window_took_back(db):

@@ -290,7 +290,6 @@ def test_an_empty_database_path_is_refused_not_taken_for_the_default(tmp_path):
     assert not home.exists(), "nothing was made in the default place"
 
 
-
 @pytest.mark.parametrize("setting", ["CHEAT_REFEREE_DB", "CHEAT_REFEREE_DATA"])
 def test_a_database_setting_set_but_empty_is_refused_not_taken_for_the_default(tmp_path, setting):
     """``CHEAT_REFEREE_DB="$DB"`` with DB unset imported into the user's own database, and listed and exported from
@@ -305,6 +304,7 @@ def test_a_database_setting_set_but_empty_is_refused_not_taken_for_the_default(t
         assert result.returncode == 2 and f"{setting} is set but empty" in result.stderr, result
         assert "Traceback" not in result.stderr
     assert not home.exists(), "nothing was made in the default place"
+
 
 def test_an_import_stopped_by_ctrl_c_leaves_no_new_database_behind(tmp_path, monkeypatch):
     """Ctrl-C while a long import was being stored left an empty database and its folders at the new --db, which
@@ -321,7 +321,6 @@ def test_an_import_stopped_by_ctrl_c_leaves_no_new_database_behind(tmp_path, mon
     with pytest.raises(KeyboardInterrupt):  # said as "interrupted", exit 130, by command_line.run
         cli.main(["import", str(transcript), "--name", "Saturday", "--db", str(tmp_path / "new" / "a" / "r.sqlite3")])
     assert not (tmp_path / "new").exists()
-
 
 
 def _stop_after_the_commit(monkeypatch, where: str) -> None:
@@ -388,6 +387,7 @@ def test_an_import_interrupted_before_its_commit_is_still_said_as_interrupted(tm
         cli.main(["import", str(transcript), "--name", "Saturday", "--db", str(db)])
     monkeypatch.undo()
     assert SqliteStore(db).sittings() == []
+
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "assistant", *args], capture_output=True, text=True, cwd=ROOT)

@@ -45,7 +45,6 @@ def test_default_database_path_follows_the_settings(monkeypatch, tmp_path):
     assert default_db_path() == tmp_path / "xdg" / "cheat-referee" / "referee.sqlite3"
 
 
-
 @pytest.mark.parametrize("setting", ["CHEAT_REFEREE_DB", "CHEAT_REFEREE_DATA"])
 def test_a_setting_set_but_empty_is_refused_not_taken_for_no_setting(monkeypatch, tmp_path, setting):
     """``CHEAT_REFEREE_DB="$DB"`` with DB unset was read as no setting: the table played on in the user's own
@@ -61,6 +60,7 @@ def test_a_setting_set_but_empty_is_refused_not_taken_for_no_setting(monkeypatch
         SqliteStore()
     assert not (tmp_path / "xdg").exists(), "nothing was made in the default place"
     assert default_db_path(ignore_settings=True) == tmp_path / "xdg" / "cheat-referee" / "referee.sqlite3"
+
 
 def test_reopening_resumes_the_sitting_exactly(tmp_path):
     path = tmp_path / "r.sqlite3"
@@ -1117,8 +1117,6 @@ def test_sqlites_bare_messages_are_said_with_their_cause(tmp_path, monkeypatch):
     assert storage._in_words(sqlite3.OperationalError("disk I/O error"), existing).endswith("(the disk is full)")
 
 
-
-
 @pytest.mark.parametrize("refusal", [None, errno.EIO, errno.EDQUOT])
 def test_a_disk_io_error_from_a_used_up_quota_is_said_as_such(tmp_path, monkeypatch, refusal):
     """A user's disk quota used up makes SQLite say only "disk I/O error" (SQLITE_IOERR_WRITE: the system's EDQUOT
@@ -1143,6 +1141,7 @@ def test_a_disk_io_error_from_a_used_up_quota_is_said_as_such(tmp_path, monkeypa
     assert list(tmp_path.iterdir()) == [existing], "the scratch write leaves nothing behind"
     other = sqlite3.OperationalError("no such column: seq")
     assert storage._in_words(other, existing) == "no such column: seq", "a quota is looked for only in an I/O error"
+
 
 def test_a_database_read_as_it_lies_sees_what_another_referee_writes_later(tmp_path, monkeypatch):
     """Opened read-only in a read-only folder (read as it lies, without SQLite's index), the store went on showing the

@@ -305,7 +305,6 @@ def test_what_else_is_written_to_the_terminal_while_a_picture_is_decoded_still_r
     assert capfd.readouterr().err == "a line from elsewhere in the app\n"
 
 
-
 def test_a_picture_is_still_read_where_no_scratch_file_can_be_made_to_keep_the_terminal(monkeypatch):
     """The libraries' lines are kept in a scratch file while a picture is decoded; with the temporary folder read-only
     or gone, the photo is read all the same (a refusal would have blamed the photo, or the OSError crashed the read)."""
@@ -314,6 +313,7 @@ def test_a_picture_is_still_read_where_no_scratch_file_can_be_made_to_keep_the_t
 
     monkeypatch.setattr(reader.tempfile, "TemporaryFile", no_room)
     assert load_image(_smooth_jpeg()).shape == (240, 320, 3)
+
 
 def _with_jfif_version(jpeg: bytes, version: bytes) -> bytes:
     """``jpeg`` saying another JFIF version: libjpeg reads it whole, and prints "Warning: unknown JFIF revision number"
