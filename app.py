@@ -767,6 +767,9 @@ def reset_session_ui() -> None:
     forget_setup_in_address()
     for key in RULE_ADDRESS:
         st.session_state.pop(key, None)
+    # the choices may still be on screen (a setup opens the other sitting's setup): a starting value moves no widget
+    # the browser shows, so their next values are written over it (kept_choice)
+    st.session_state["_choices_forgotten"] = set(RULE_ADDRESS)
     end_call()
 
 
@@ -806,17 +809,29 @@ RULE_ADDRESS = {"rule_decks": "decks", "rule_jokers": "jokers", "rule_max_cards"
                 "rule_first": "first"}
 
 
-def kept_choice(key: str, options: list, default, name: str | None = None) -> str:
-    """A setup choice's value as this window left it: its widget's, else the one kept in the page's address under
-    ``name`` (a reload; by default its name in RULE_ADDRESS), else ``default`` (the last game's choice); written into
-    the address where it differs from ``default``. Returns ``key``, for the widget, which is given no value of its
-    own."""
+def kept_choice(widget, label: str, options: list, key: str, default, name: str | None = None, **shown):
+    """A setup choice drawn by ``widget`` (st.radio, st.selectbox, st.toggle) as this window left it, and returned:
+    its widget's value, else the one kept in the page's address under ``name`` (a reload; by default its name in
+    RULE_ADDRESS), else ``default`` (the last game's choice); written into the address where it differs from
+    ``default``. The starting value is the widget's own (``index=``, ``value=``), which Streamlit uses only where the
+    browser sent none, as for the sidebar's settings (:func:`from_address`): written into ``st.session_state`` it
+    outranked the value the browser sends with a restarted server's first run, and "Two decks" chosen as the page
+    came back dealt one deck. Only a choice forgotten on screen (reset_session_ui) is written there, as only a value
+    written there is sent to a widget the browser already shows."""
+    ss = st.session_state
     name = name or RULE_ADDRESS[key]
-    if key not in st.session_state:
-        kept = st.query_params.get(name)
-        st.session_state[key] = next((o for o in options if _spelt(o) == kept), default)
-    put_in_address(name, _spelt(st.session_state[key]), _spelt(default))
-    return key
+    kept = st.query_params.get(name)
+    start = next((o for o in options if _spelt(o) == kept), default)
+    if key in ss.get("_choices_forgotten", ()):
+        ss["_choices_forgotten"].discard(key)
+        ss[key] = start
+    elif widget is st.toggle:
+        shown["value"] = start
+    else:
+        shown["index"] = options.index(start)
+    value = widget(label, key=key, **shown) if widget is st.toggle else widget(label, options, key=key, **shown)
+    put_in_address(name, _spelt(value), _spelt(default))
+    return value
 
 
 def forget_setup_in_address() -> None:
@@ -898,38 +913,35 @@ def setup_screen(referee: Referee) -> None:
             # a new box when the seats change, which keeps a dealer still seated; kept through a reload, as the
             # players and the rules are
             offered = offer.dealer if offer.dealer in seats else next_dealer(state, tuple(seats))
-            dealer = st.selectbox("Dealer", seats, key=kept_choice(f"dealer_{'|'.join(seats)}", seats, offered,
-                                                                   name="dealer"))
+            dealer = kept_choice(st.selectbox, "Dealer", seats, f"dealer_{'|'.join(seats)}", offered, name="dealer")
             if tapped := tapped_since_a_deal(state):  # why the deal has moved on more than one seat
                 st.caption(f"The deal passes to the left once for each game: {words.number(tapped)} "
                            f"{'game was' if tapped == 1 else 'games were'} recorded by a tap since the last deal here.")
         firsts = ["Dealer's left", "Chosen at random"]
-        first_rule = st.radio("First player", firsts, horizontal=True,
-                              key=kept_choice("rule_first", firsts, firsts[1] if offer.first_drawn else firsts[0]))
+        first_rule = kept_choice(st.radio, "First player", firsts, "rule_first",
+                                 firsts[1] if offer.first_drawn else firsts[0], horizontal=True)
 
     with right:
         st.subheader("House rules", anchor=False)
-        decks = st.radio("Decks", [1, 2], horizontal=True, key=kept_choice("rule_decks", [1, 2], base.decks),
-                         format_func=lambda d: "One deck" if d == 1 else "Two decks")  # the deal below counts the cards
-        jokers = st.toggle("Jokers (2 per deck, count as any rank)",
-                           key=kept_choice("rule_jokers", [False, True], base.jokers))
+        decks = kept_choice(st.radio, "Decks", [1, 2], "rule_decks", base.decks, horizontal=True,
+                            format_func=lambda d: "One deck" if d == 1 else "Two decks")  # the deal below counts them
+        jokers = kept_choice(st.toggle, "Jokers (2 per deck, count as any rank)", [False, True], "rule_jokers",
+                             base.jokers)
         max_options = {"up to 4": 4, "any": None, "one": 1}
         max_keys = list(max_options)
         max_default = next((k for k, v in max_options.items() if v == base.max_cards), max_keys[0])
-        max_key = st.radio("Cards per play", max_keys, horizontal=True,
-                           key=kept_choice("rule_max_cards", max_keys, max_default),
-                           format_func=lambda k: words.MAX_CARDS_LABELS[max_options[k]])
+        max_key = kept_choice(st.radio, "Cards per play", max_keys, "rule_max_cards", max_default, horizontal=True,
+                              format_func=lambda k: words.MAX_CARDS_LABELS[max_options[k]])
         max_cards = max_options[max_key]
-        order = st.selectbox("Rank order", list(Order), key=kept_choice("rule_order", list(Order), base.order),
-                             format_func=words.ORDER_LABELS.get)
-        passing = st.toggle("Passing allowed", key=kept_choice("rule_passing", [False, True], base.passing))
-        count_rule = st.radio("What makes a lie", list(CountRule),
-                              key=kept_choice("rule_count", list(CountRule), base.count_rule),
-                              format_func=words.COUNT_RULE_LABELS.get)
-        four = st.toggle("Four of a kind may be laid out",
-                         key=kept_choice("rule_four", [False, True], base.four_of_a_kind))
-        table = st.radio("Table", list(TableKind), key=kept_choice("rule_table", list(TableKind), offer.table),
-                         format_func=words.TABLE_LABELS.get)
+        order = kept_choice(st.selectbox, "Rank order", list(Order), "rule_order", base.order,
+                            format_func=words.ORDER_LABELS.get)
+        passing = kept_choice(st.toggle, "Passing allowed", [False, True], "rule_passing", base.passing)
+        count_rule = kept_choice(st.radio, "What makes a lie", list(CountRule), "rule_count", base.count_rule,
+                                 format_func=words.COUNT_RULE_LABELS.get)
+        four = kept_choice(st.toggle, "Four of a kind may be laid out", [False, True], "rule_four",
+                           base.four_of_a_kind)
+        table = kept_choice(st.radio, "Table", list(TableKind), "rule_table", offer.table,
+                            format_func=words.TABLE_LABELS.get)
         rules = Rules(decks=decks, jokers=jokers, max_cards=max_cards, order=order, passing=passing,
                       count_rule=count_rule, four_of_a_kind=four, table=table)
 
@@ -2114,9 +2126,8 @@ def table_screen(referee: Referee) -> None:
     if players and not in_progress:
         # the setup's own choice (one key, kept in the page's address): a table that only taps results in chooses
         # its scoring here, without a game dealt
-        scoring = st.radio("How a game tapped in scores", list(TableKind),
-                           key=kept_choice("rule_table", list(TableKind), offer.table),
-                           format_func=words.TABLE_LABELS.get, horizontal=True)
+        scoring = kept_choice(st.radio, "How a game tapped in scores", list(TableKind), "rule_table", offer.table,
+                              format_func=words.TABLE_LABELS.get, horizontal=True)
     summary.caption(f"{len(table.rows)} game{'s' if len(table.rows) != 1 else ''} finished · "
                     + standing_counts(kinds if table.rows else {scoring}))
     if players:

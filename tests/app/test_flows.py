@@ -866,6 +866,19 @@ def test_going_back_to_a_sitting_from_a_new_ones_setup_shows_its_game_and_its_ow
     assert at.toggle(key="rule_jokers").value is True and at.toggle(key="rule_passing").value is True
 
 
+def test_a_new_sittings_setup_opened_from_a_setup_sends_its_choices_to_the_widgets_on_screen(db):
+    """The setup's choices start from the widget's own value, which the browser takes only for a widget it does not
+    show yet: the new sitting's choices are sent to the widgets the old setup left on screen (``set_value``), or the
+    browser kept showing, and at its next tap sent, the old sitting's jokers and two decks."""
+    at = deal(open_app(), "Sam", "Maya", "Leo", rule_jokers=True, rule_decks=2)
+    at.segmented_control(key="nav_Game").set_value("Setup").run()
+    assert at.toggle(key="rule_jokers").value is True and at.radio(key="rule_decks").value == 2
+    at.sidebar.text_input(key="sitting_name").input("Friday")
+    click(at, "sitting_create")
+    jokers, decks = at.toggle(key="rule_jokers"), at.radio(key="rule_decks")
+    assert jokers.value is False and jokers.proto.set_value and decks.value == 1 and decks.proto.set_value
+
+
 def test_the_setup_offers_the_deal_to_the_left_of_a_dealer_who_has_left(db):
     at = deal(open_app(), "Alex", "Bart", "Cy", "Dee", "Eve")  # Eve deals, Alex opens
     at.segmented_control(key="nav_Game").set_value("Setup").run()
@@ -1313,6 +1326,29 @@ def test_a_reload_keeps_a_setup_in_progress_and_the_screen(db):
     assert "Sam's turn" in text(again) and "dealer" not in again.query_params  # Maya deals, Sam opens
     again.segmented_control(key="nav_Game").set_value("Match table").run()
     assert reloaded(again).session_state["screen"] == "Match table"
+
+
+def test_setup_choices_made_as_the_page_comes_back_from_a_server_restart_are_kept(db):
+    """As the sidebar's settings: a setup choice's starting value was written into st.session_state, which outranks
+    the value the browser sends with a restarted server's first run, and "Two decks" chosen as the page came back
+    dealt one deck."""
+    at = open_app()
+    start_sitting(at)
+    add_players(at, "Sam", "Maya", "Lee")
+    at.toggle(key="rule_jokers").set_value(True).run()  # kept in the address before the restart
+    at.radio(key="rule_decks").set_value(2)
+    at.toggle(key="rule_jokers").set_value(False)
+    at.selectbox(key="rule_order").set_value(Order.DOWN)
+    at.selectbox(key="dealer_Sam|Maya|Lee").set_value("Maya")
+    again = restarted(at)
+    assert again.radio(key="rule_decks").value == 2 and again.toggle(key="rule_jokers").value is False
+    assert again.selectbox(key="rule_order").value is Order.DOWN
+    assert again.selectbox(key="dealer_Sam|Maya|Lee").value == "Maya"
+    assert again.query_params["decks"] == "2" and again.query_params["dealer"] == "Maya"
+    assert "jokers" not in again.query_params
+    click(again, "deal")
+    game = stored_state(db).state.game
+    assert game.rules.decks == 2 and not game.rules.jokers and game.rules.order is Order.DOWN and game.dealer == "Maya"
 
 
 def test_seats_in_an_address_that_the_setup_would_refuse_are_not_taken(db):
