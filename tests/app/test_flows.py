@@ -1206,45 +1206,26 @@ def test_a_database_locked_at_opening_says_once_that_another_program_has_it(db, 
     assert said.lower().count("another program") == 1, said
 
 
-def test_a_database_that_cannot_be_opened_on_a_full_disk_is_opened_again_once_there_is_room(db, monkeypatch):
+@pytest.mark.parametrize("cause, said_as", [("_disk_full", "the disk is full"),
+                                             ("_quota_used_up", "the disk quota is used up")])
+def test_a_database_that_cannot_be_opened_for_want_of_room_is_opened_again_once_there_is_room(db, monkeypatch, cause,
+                                                                                             said_as):
     """On a full disk SQLite cannot make the index it reads the journal through (``-shm``), so a referee started then
     (or a page opened once every other had closed) cannot open its database. The page said to point the setting at
     another file or remove it and start the referee again, which opens another, empty database: as if the evening
-    were lost. The file is whole: room made, the page opens it again by itself."""
-    deal(open_app(), "Sam", "Maya")
-    full = sqlite3.OperationalError("disk I/O error")
-
-    def probe(store):
-        raise full
-
-    monkeypatch.setattr(SqliteStore, "_probe", probe)
-    monkeypatch.setattr(storage, "_disk_full", lambda path: True)
-    at = open_app()
-    said = " ".join(errors(at) + [m.value for m in at.info] + [text(at)])
-    assert f"cannot open the database {db}: disk I/O error (the disk is full)" in said, said
-    assert "Free some disk space" in said and "nothing was lost" in said and "tries again every 2 seconds" in said
-    assert "remove it" not in said and "start the referee again" not in said
-    monkeypatch.undo()
-    monkeypatch.setenv("CHEAT_REFEREE_DB", str(db))
-    monkeypatch.setenv("CHEAT_REFEREE_CAMERA", "none")
-    at.run()  # the try every 2 s, which AppTest does not run by itself
-    assert not errors(at) and "Sam's turn" in text(at)
-
-
-def test_a_database_that_cannot_be_opened_for_a_used_up_quota_is_opened_again_once_there_is_room(db, monkeypatch):
-    """A quota used up is a full disk for this user: SQLite's bare "disk I/O error" got the advice to point the setting
-    at another file, which opens empty, as if the evening were lost. Said as the quota, with a full disk's advice and
-    its try again."""
+    were lost. The file is whole: room made, the page opens it again by itself. A quota used up is a full disk for
+    this user: SQLite's bare "disk I/O error" of it is said as the quota, with a full disk's advice and its try
+    again."""
     deal(open_app(), "Sam", "Maya")
 
     def probe(store):
         raise sqlite3.OperationalError("disk I/O error")
 
     monkeypatch.setattr(SqliteStore, "_probe", probe)
-    monkeypatch.setattr(storage, "_quota_used_up", lambda path: True)
+    monkeypatch.setattr(storage, cause, lambda path: True)
     at = open_app()
     said = " ".join(errors(at) + [m.value for m in at.info] + [text(at)])
-    assert f"cannot open the database {db}: disk I/O error (the disk quota is used up)" in said, said
+    assert f"cannot open the database {db}: disk I/O error ({said_as})" in said, said
     assert "Free some disk space" in said and "nothing was lost" in said and "tries again every 2 seconds" in said
     assert "remove it" not in said and "start the referee again" not in said
     monkeypatch.undo()
