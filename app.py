@@ -50,6 +50,7 @@ from assistant.cards import card_count, last_cards  # noqa: E402
 from assistant.game import (MAX_TABLE, could_be_honest, dealt_from_left, given_places, next_dealer,  # noqa: E402
                              places_gained, places_taken_back, players_to_tap, ranked_places_most, seen_conflict,
                              standing_counts, tapped_result, tapped_since_a_deal)
+from assistant.players import MAX_NAME, clean_name  # noqa: E402
 from assistant.referee import Referee  # noqa: E402
 from assistant.rules import MIN_PLAYERS, CountRule, Order, TableKind  # noqa: E402
 from assistant.storage import (DATA_SETTING, DB_SETTING, MAX_SITTING_NAME, OpenCall, SqliteStore,  # noqa: E402
@@ -791,7 +792,7 @@ def add_player() -> None:
     that a name typed at once goes into an empty box: emptied here, on the answer, the box had already taken the next
     letters, and "Ann", Enter, "Ben" seated "AnnBen". A refused name is not put back: the box then showed it while
     the form held an empty one, and Enter said "the box is empty" under the name. Its message names it instead."""
-    name = words.clean_name(st.session_state.get("new_player", ""))
+    name = clean_name(st.session_state.get("new_player", ""))
     seats: list[str] = st.session_state["seats"]
     problem = words.check_name(name, seats)
     if problem is None and len(seats) >= MAX_TABLE:
@@ -846,7 +847,7 @@ def kept_seats() -> list[str]:
     edited); empty where there are none, or any is refused."""
     seats: list[str] = []
     for name in st.query_params.get_all("seat")[:MAX_TABLE]:
-        name = words.clean_name(name)
+        name = clean_name(name)
         if words.check_name(name, seats) is not None:
             return []
         seats.append(name)
@@ -899,7 +900,7 @@ def setup_screen(referee: Referee) -> None:
             a1, a2 = st.columns([4, 2], vertical_alignment="bottom")
             # no character counter: a "23/40" under the box says 40 are allowed; a name over MAX_NAME is refused
             # with a message that says the limit, where a box that stops at it would cut a pasted name silently
-            a1.text_input("Add a player", key="new_player", placeholder=f"A name of up to {words.MAX_NAME} characters")
+            a1.text_input("Add a player", key="new_player", placeholder=f"A name of up to {MAX_NAME} characters")
             a2.form_submit_button("Add player", key="add_player", on_click=add_player, width="stretch")
         # said once, naming the refused name (the box is emptied as it is sent, see add_player), and any other tap (a
         # seat moved, a rule changed, the next name added) takes the message away, as it no longer answers the last

@@ -18,16 +18,18 @@ import stat
 import sys
 from contextlib import closing
 from pathlib import Path
-from typing import BinaryIO, Iterator
+from typing import BinaryIO, Callable, Iterable, Iterator
 
 from . import command_line
 from .calls import CallRecord
 from .cards import card_count, last_cards
 from .errors import StorageError
+from .events import Event
 from .game import standing_counts, who
+from .players import unseatable
 from .referee import Referee
 from .rules import TableKind
-from .sitting import Sitting, TranscriptError, replay, state_to_json
+from .sitting import Sitting, TranscriptError, read_transcript, rebuild, replay, state_to_json
 from .storage import SittingInfo, SqliteStore, default_db_path, sitting_name
 
 
@@ -78,16 +80,17 @@ def _sitting_number(text: str) -> int:
 
 
 def _import(args: argparse.Namespace) -> int:
-    """The transcript read and replayed, and the name checked, before the database is opened: a file that cannot be
-    imported leaves no database behind (a mistyped --db made one, empty, and its folders). A database this import
-    made, and then could not store the sitting in (a full disk), is taken away again, with the folders made for it. A
-    Ctrl-C that comes once the sitting is stored is too late to stop it: the import says what it stored."""
+    """The transcript read and replayed (its players' names held to the app's rules, :func:`_seated`), and the name
+    checked, before the database is opened: a file that cannot be imported leaves no database behind (a mistyped --db
+    made one, empty, and its folders). A database this import made, and then could not store the sitting in (a full
+    disk), is taken away again, with the folders made for it. A Ctrl-C that comes once the sitting is stored is too
+    late to stop it: the import says what it stored."""
     store, opening, made, made_file = None, False, None, None
     try:
         path = _db_path(args.db)
         made = _first_missing(path)
         name = sitting_name(args.name)
-        sitting = _read(args.file)
+        sitting = _read(args.file, _seated)
         opening = True
         store = SqliteStore(path)
         made_file = store.identity if store.created else None
@@ -186,21 +189,37 @@ class _Unreadable(Exception):
     """A transcript that cannot be read at all (not there, a folder, no permission), said with its name."""
 
 
-def _read(path: str) -> Sitting:
-    """The sitting a transcript file (- for the standard input) leads to; raises _Unreadable or TranscriptError."""
+def _read(path: str, replayed: Callable[[Iterable[bytes]], Sitting] = replay) -> Sitting:
+    """The sitting a transcript file (- for the standard input) leads to, by ``replayed``; raises _Unreadable or
+    TranscriptError."""
     if not path:
         raise _Unreadable("no transcript named: the path given is empty")
     try:
         if path == "-":
             if sys.stdin is None:
                 raise _Unreadable("cannot read -: the standard input is closed")
-            return replay(_lines(sys.stdin.buffer))
+            return replayed(_lines(sys.stdin.buffer))
         with open(path, "rb") as handle:
-            return replay(_lines(handle))
+            return replayed(_lines(handle))
     except BrokenPipeError:
         raise
     except OSError as error:
         raise _Unreadable(f"cannot read {path}: {error.strerror}") from None
+
+
+def _seated(lines: Iterable[bytes]) -> Sitting:
+    """A transcript replayed for an import: as ``replay`` does, and refused (TranscriptError) at a line naming a player
+    the app's setup could not have seated (:func:`~assistant.players.unseatable`). An imported sitting is played on in
+    the app, which showed names too long for the table screen, or two players who looked the same. ``replay`` takes
+    any names TRANSCRIPT.md allows."""
+    return rebuild(_checked(read_transcript(lines)), TranscriptError)
+
+
+def _checked(numbered: Iterable[tuple[int, Event]]) -> Iterator[tuple[int, Event]]:
+    for number, event in numbered:
+        if fault := unseatable(event):
+            raise TranscriptError(number, fault)
+        yield number, event
 
 
 #: The longest transcript line read, far beyond any event's (a deal of twenty players with long names takes under 2 KB):

@@ -13,6 +13,7 @@ from assistant import (Call, CheatError, Claim, FourOfAKind, Game, NewGame, NoCa
                        Verdict, Winner)
 from assistant.cards import card_count
 from assistant.game import MAX_TABLE, GameResult
+from assistant.players import MAX_NAME, same_player
 from assistant.rules import MIN_PLAYERS, RANKED_POINTS, CountRule, Order, Rules, TableKind
 from assistant.seen import Seen, where
 from assistant.storage import (CalledFirst, CallChanged, CallOpenElsewhere, MovedOn, OpenCall, SittingInfo,
@@ -21,9 +22,6 @@ from assistant.storage import (CalledFirst, CallChanged, CallOpenElsewhere, Move
 _NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
             "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty")
 _RANK_NAMES = {Rank.ACE: "ace", Rank.JACK: "jack", Rank.QUEEN: "queen", Rank.KING: "king", Rank.JOKER: "joker"}
-
-#: Longest player name the setup accepts (it has to fit a tile readable from across the table).
-MAX_NAME = 16
 
 ORDER_LABELS = {
     Order.UP: "Up: A, 2, 3 … K, A",
@@ -342,27 +340,14 @@ def out_of_room(text: str) -> bool:
     return "disk is full" in text or "disk quota is used up" in text
 
 
-#: Characters that show nothing and change nothing in a name: zero-width space, word joiner, byte order mark, the
-#: direction marks, embeddings and isolates. The zero-width joiner and non-joiner stay: they shape Persian letters
-#: and join emoji ("👨‍👩‍👧").
-_UNSEEN = frozenset("\u200b\u2060\ufeff\u200e\u200f\u061c\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-
-
-def clean_name(typed: str) -> str:
-    """A name as typed, in one form: composed letters (NFC: "Zoë" typed as "Zoe" and a combining diaeresis is "Zoë"),
-    without characters that show nothing (a zero-width space made "王伟" a second player who looks the same), and
-    single spaces."""
-    spaced = " ".join(unicodedata.normalize("NFC", typed).split())  # a tab or a line pasted in is a space
-    return "".join(c for c in spaced if c not in _UNSEEN and unicodedata.category(c) != "Cc")
-
-
 def check_name(name: str, taken: list[str]) -> str | None:
-    """The problem with a new player's name (already :func:`clean_name`'s), or None when it is fine."""
+    """The problem with a new player's name (already :func:`~assistant.players.clean_name`'s), or None when it is
+    fine: the rules of :mod:`assistant.players`, said for the setup screen."""
     if not name:
         return "A player needs a name: the box is empty."
     if len(name) > MAX_NAME:
         return f"\"{name[:MAX_NAME]}…\" is too long: at most {MAX_NAME} characters, so it fits on the table screen."
-    if any(name.casefold() == clean_name(other).casefold() for other in taken):
+    if any(same_player(name, other) for other in taken):
         return f"{name} is already at the table: give each player a different name (add an initial)."
     return None
 

@@ -6,6 +6,7 @@ import time
 
 from assistant import Call, IllegalAction, NewGame, Pass, Play, Rank, Sitting, StorageError, Undo, Winner, verdict_for
 from assistant.game import Claim, GameResult
+from assistant.players import clean_name
 from assistant.rules import Rules, TableKind
 from assistant.seen import SeenCards
 from assistant.storage import (CalledFirst, CallChanged, CallOpenElsewhere, MovedOn, OpenCall, SittingInfo,
@@ -165,17 +166,19 @@ def test_names_in_right_to_left_scripts_keep_their_places_and_points_beside_them
 
 def test_a_name_that_looks_like_one_at_the_table_is_the_same_name():
     """"Zoë" typed with a combining diaeresis, or "王伟" with a zero-width space, looked exactly like a player already
-    seated and was accepted as a second one."""
-    assert words.clean_name("Zoe\u0308") == "Zoë"
-    assert words.clean_name("王伟\u200b") == "王伟"
-    assert words.clean_name("  Ann   Lee ") == "Ann Lee" == words.clean_name("Ann\tLee") == words.clean_name("Ann\nLee")
-    # ... while the joiners that shape Persian letters and join emoji stay
-    assert words.clean_name("نیک\u200cنام") == "نیک\u200cنام"
-    assert words.clean_name("👨\u200d👩\u200d👧") == "👨\u200d👩\u200d👧"
-    # and a name seated before (a game's players, a setup kept in the page's address) is compared in the same form
+    seated and was accepted as a second one (the names' one form: tests/assistant/test_players.py). A name seated
+    before (a game's players, a setup kept in the page's address) is compared in the same form."""
     assert words.check_name("Zoë", ["Zoe\u0308"]) is not None
-    assert words.check_name(words.clean_name("Zoe\u0308"), ["Zoë"]).startswith("Zoë is already at the table")
-    assert words.check_name(words.clean_name("王伟\u200b"), ["王伟"]) is not None
+    assert words.check_name(clean_name("Zoe\u0308"), ["Zoë"]).startswith("Zoë is already at the table")
+    assert words.check_name(clean_name("王伟\u200b"), ["王伟"]) is not None
+    assert words.check_name("ann", ["Ann"]).startswith("ann is already at the table")
+
+
+def test_a_name_too_long_for_the_table_screen_is_refused_with_the_limit():
+    assert words.check_name("Oluwaseun Adeyem", []) is None
+    assert words.check_name("Oluwaseun Adeyemi", []) == ("\"Oluwaseun Adeyem…\" is too long: at most 16 characters, "
+                                                         "so it fits on the table screen.")
+    assert words.check_name("", []) == "A player needs a name: the box is empty."
 
 
 def test_seen_cards_that_can_be_anywhere_are_not_listed():

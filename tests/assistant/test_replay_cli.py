@@ -273,6 +273,9 @@ def test_names_are_said_in_the_summary_with_what_would_act_on_the_terminal_writt
     assert "\r" not in result.stdout
     assert '"Ann\\u001b[2J" to play' in result.stdout and '"Cy\\r\\nX": 17 cards' in result.stdout
     db, transcript = tmp_path / "r.sqlite3", tmp_path / "sitting.jsonl"
+    refused = run_cli("import", str(transcript), "--name", "Friday", "--db", str(db))  # names the app cannot seat
+    assert refused.returncode == 2 and '"Ann\\u001b[2J"' in refused.stderr and "\x1b" not in refused.stderr
+    transcript.write_text(json.dumps({"event": "new_game", "players": ["Ann", "Bo"]}) + "\n")
     imported = run_cli("import", str(transcript), "--name", "Fri\u001b[31mday", "--db", str(db))
     assert imported.returncode == 0 and "\x1b" not in imported.stdout + run_cli("sittings", "--db", str(db)).stdout
 
@@ -525,7 +528,7 @@ def test_an_import_that_fails_never_takes_away_a_database_another_referee_made_m
 
     holding = []
 
-    def read_badly(file):
+    def read_badly(file, replayed):
         friday_meanwhile(tmp_path / "a" / "r.sqlite3")
         # ... and is writing to it still, so that a look inside is refused as "locked"
         writer = sqlite3.connect(tmp_path / "a" / "r.sqlite3", timeout=0)
@@ -577,6 +580,57 @@ def test_a_name_holding_half_a_character_is_refused_not_a_traceback(tmp_path):
         assert result.returncode == 2 and "Traceback" not in result.stderr
         assert "line 1: field 'players': the name \"A\\ud800\" holds half of a character" in result.stderr
     assert not (tmp_path / "r.sqlite3").exists()
+
+
+@pytest.mark.parametrize("line, reason", [
+    ({"event": "new_game", "players": ["Ann", "Oluwaseun Adeyemi"]},
+     "line 2: the name Oluwaseun Adeyemi has 17 characters: the referee seats names of at most 16, so that each fits "
+     "on the table screen"),
+    ({"event": "new_game", "players": ["Ann", "Ben", "ANN"]},
+     "line 2: Ann and ANN differ only in case: the referee seats no two players of a game so alike"),
+    ({"event": "new_game", "players": ["Strauß", "STRAUSS"]},  # the same to case folding, as to the setup
+     "line 2: Strauß and STRAUSS differ only in case"),
+    ({"event": "new_game", "players": ["Zoe\u0308", "Ben"]},
+     'line 2: the name "Zoe\\u0308" is not written as the referee keeps it, "Zoë" (single spaces and none at its '
+     "ends, letters composed, no characters that show nothing): write it so on every line"),
+    ({"event": "new_game", "players": ["Ann", "Ben  Lee"]}, 'line 2: the name "Ben  Lee" is not written as the '
+                                                            'referee keeps it, "Ben Lee"'),
+    ({"event": "new_game", "players": ["\u200b", "Ben"]},
+     'line 2: the name "\\u200b" shows nothing: the referee seats no such name'),
+    # a result's players, which the rules pass over while a game is in progress
+    ({"event": "winner", "player": "Ann", "players": ["Ann", "Ben", "王伟\u200b"]},
+     'line 2: the name "王伟\\u200b" is not written as the referee keeps it, "王伟"'),
+], ids=["too long", "case", "folded case", "decomposed", "two spaces", "nothing shown", "unseen in a result"])
+def test_an_import_refuses_names_the_app_could_not_seat_and_makes_no_database(tmp_path, line, reason):
+    """The setup refuses a name over 16 characters, and a second player whose name differs from one seated only in
+    case, composed letters or unseen characters; an import took them, and the app then showed the sitting with names
+    its table screen was not laid out for, or two players who looked the same. ``replay`` keeps to TRANSCRIPT.md,
+    which allows any names unique in a game."""
+    lines = [{"event": "new_game", "players": ["Ann", "Ben"]}, line]
+    transcript = tmp_path / "in.jsonl"
+    transcript.write_text("".join(json.dumps(event) + "\n" for event in lines))
+    db = tmp_path / "new" / "r.sqlite3"
+    result = run_cli("import", str(transcript), "--name", "Friday", "--db", str(db))
+    assert result.returncode == 2 and result.stdout == "", result.stdout
+    assert result.stderr.startswith(reason) and len(result.stderr.splitlines()) == 1, result.stderr
+    assert not (tmp_path / "new").exists(), "nothing is stored, and no database made for it"
+    assert run_replay(tmp_path, lines).returncode == 0
+
+
+def test_an_import_takes_every_name_the_app_seats_as_it_is(tmp_path):
+    """A name the setup seats is imported, and exported, exactly as written: one of 16 characters, composed letters,
+    the joiners that shape a Persian name or join an emoji, a right-to-left name, and names that differ in more than
+    case. A transcript the app wrote imports again."""
+    names = ["Oluwaseun Adeyem", "Zoë", "نیک\u200cنام", "👨\u200d👩\u200d👧", "שרה לוי", "Ann", "Anna"]
+    lines = [{"event": "new_game", "players": names, "dealer": "Ann", "rules": {"table": "ranked"}},
+             {"event": "winner", "places": ["Zoë", "Anna"]}]
+    transcript = tmp_path / "in.jsonl"
+    transcript.write_text("".join(json.dumps(event) + "\n" for event in lines))
+    db = str(tmp_path / "r.sqlite3")
+    imported = run_cli("import", str(transcript), "--name", "Friday", "--db", db)
+    assert imported.returncode == 0, imported.stderr
+    deal, result = (json.loads(line) for line in run_cli("export", "1", "--db", db).stdout.splitlines())
+    assert deal["players"] == names and result["places"] == ["Zoë", "Anna"]
 
 
 def test_a_database_path_that_is_a_pipe_or_an_empty_file_is_refused_and_left_as_it_is(tmp_path):
