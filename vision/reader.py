@@ -372,7 +372,7 @@ def _damage_said(data: bytes, said: str, decoded: bool) -> str | None:
     program wrote it wrong, or changed it and its checksum together. A PNG that stops short is left to
     :func:`_cut_short`."""
     size = len(data)
-    if data.startswith(b"\xff\xd8") and any(line.startswith(_JPEG_DATA_LOST) for line in said.splitlines()):
+    if data.startswith(_JPEG) and any(line.startswith(_JPEG_DATA_LOST) for line in said.splitlines()):
         return (f"a JPEG damaged inside ({size:,} bytes: part of its picture data is missing or garbled, and would be "
                 "read grey or smeared), as a faulty copy or disk leaves one")
     if (data.startswith(_PNG) and not decoded and "libpng error" in said
@@ -385,6 +385,8 @@ def _damage_said(data: bytes, said: str, decoded: bool) -> str | None:
 #: The first bytes of every PNG. Its chunks follow: a 4-byte length, a 4-byte type, the data, and a CRC-32 of the type
 #: and the data.
 _PNG = b"\x89PNG\r\n\x1a\n"
+#: The first bytes of every JPEG (its start-of-image mark; it ends with b"\xff\xd9").
+_JPEG = b"\xff\xd8"
 
 
 def _png_damage(source: BinaryIO, size: int) -> str | None:
@@ -448,7 +450,7 @@ def _cut_short(head: bytes, tail: bytes, size: int, header_read: bool) -> str | 
     GIF, WebP or BMP copied in part was "not a readable image". A GIF or a BMP only where Pillow read its header: text
     that starts "BM" or "GIF89a" is no picture cut short."""
     ends = tail.rstrip(b"\0")
-    if head.startswith(b"\xff\xd8") and not ends.endswith(b"\xff\xd9"):
+    if head.startswith(_JPEG) and not ends.endswith(b"\xff\xd9"):
         return "JPEG"
     if head.startswith(_PNG) and not tail.endswith(b"IEND\xaeB`\x82"):
         return "PNG"
