@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 
 import cv2  # noqa: E402
 
-from vision import int8  # noqa: E402
+from vision import int8, picture_file  # noqa: E402
 from vision.reader import CLS_MODEL, DET_MODEL, GATE_MODEL, PAIR_MODEL, CardReader  # noqa: E402
 
 
@@ -60,7 +60,7 @@ def main(argv=None) -> int:
     if not paths:
         print("no frames found", file=sys.stderr)
         return 2
-    frames = [cv2.resize(cv2.imread(str(p)), (640, 480)) for p in paths]
+    frames = [cv2.resize(picture_file.read(p), (640, 480)) for p in paths]
     t = time.perf_counter()
     reader = CardReader(det_model=a.det_model, cls_model=a.cls_model, threads=a.threads,
                         pair_model=None if a.pair_model == "none" else Path(a.pair_model),

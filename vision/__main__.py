@@ -83,14 +83,13 @@ def _said(path: str | Path) -> str:
 
 def _write_drawing(out: Path, drawing) -> str | None:
     """The drawing written to ``out``, encoded as its suffix says (None), or why it is not; a file left part-written
-    (a full disk) is taken away. Python writes the file, not OpenCV, which crashed on a name that is not UTF-8 text."""
-    import cv2
+    (a full disk) is taken away. Python writes the file, not OpenCV, which crashed on a name that is not UTF-8 text
+    (``vision.picture_file``)."""
+    from vision import picture_file
 
-    encoded, data = cv2.imencode(out.suffix, drawing)
-    if not encoded:
-        return f"OpenCV cannot encode {out.suffix} pictures"
     try:
-        out.write_bytes(data.tobytes())
+        if not picture_file.write(out, drawing):
+            return f"OpenCV cannot encode {out.suffix} pictures"
     except OSError as error:
         try:
             out.unlink(missing_ok=True)

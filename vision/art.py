@@ -35,6 +35,7 @@ import cv2
 import numpy as np
 
 from assistant.cards import CLAIMABLE, SUITS
+from vision import picture_file
 
 AISLERIOT_DIR = Path("/usr/share/aisleriot/cards")
 KDE_DIR = Path("/usr/share/carddecks")
@@ -429,7 +430,7 @@ def refind_stale_boxes(cache: Path, index: dict) -> bool:
     for entry in stale:
         folder = cache / entry["folder"]
         imgs = {code: img for code in entry["cards"]
-                if (img := cv2.imread(str(folder / f"{code}.png"), cv2.IMREAD_UNCHANGED)) is not None}
+                if (img := picture_file.read(folder / f"{code}.png", cv2.IMREAD_UNCHANGED)) is not None}
         entry["index_boxes"], entry["index_rule"] = deck_index_boxes(imgs), INDEX_RULE
     return bool(stale)
 
@@ -463,11 +464,11 @@ def build_cache(cache: Path, progress=None, install: bool = True) -> dict:
             out = folder / f"{code}.png"
             if not out.exists() and not _render(svg, element, out, CARD_HEIGHT):
                 continue
-            img = cv2.imread(str(out), cv2.IMREAD_UNCHANGED)
+            img = picture_file.read(out, cv2.IMREAD_UNCHANGED)
             if img is None or img.ndim != 3 or img.shape[2] != 4:
                 continue
             img = _crop_alpha(img)
-            cv2.imwrite(str(out), img)
+            picture_file.write(out, img)
             imgs[code] = img
         for tmp in folder.glob(".*.svg"):
             tmp.unlink()

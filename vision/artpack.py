@@ -29,6 +29,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision import picture_file
+
 INDEX = "index.json"
 #: OpenCV's WebP quality above 100 means lossless.
 LOSSLESS = [cv2.IMWRITE_WEBP_QUALITY, 101]
@@ -62,7 +64,7 @@ def pack(art: Path, out: Path) -> int:
     with tarfile.open(out, "w") as tar:
         _add(tar, INDEX, index.read_bytes())
         for png in sorted(art.glob("*/*.png")):
-            img = cv2.imread(str(png), cv2.IMREAD_UNCHANGED)
+            img = picture_file.read(png, cv2.IMREAD_UNCHANGED)
             if img is None:
                 raise PackError(f"{png} is not a readable image")
             ok, buf = cv2.imencode(".webp", _black_under_clear(img), LOSSLESS)
@@ -95,7 +97,7 @@ def unpack(pack_file: Path, art: Path) -> int:
             if img is None:
                 raise PackError(f"{pack_file}: {member.name} is not a readable image")
             (art / name.parent).mkdir(parents=True, exist_ok=True)
-            cv2.imwrite(str(art / name.with_suffix(".png")), _black_under_clear(img))
+            picture_file.write(art / name.with_suffix(".png"), _black_under_clear(img))
             n += 1
     if not (art / INDEX).is_file():
         raise PackError(f"{pack_file} holds no {INDEX}")

@@ -18,7 +18,7 @@ import time
 import cv2
 import numpy as np
 
-from vision import art, fontdeck, synth
+from vision import art, fontdeck, picture_file, synth
 from vision.jokers import joker_card, print_patch, text_clutter
 from vision.reader import NOT_AN_INDEX as NONE
 from vision.reader import square_crop
@@ -316,7 +316,7 @@ def main(argv=None) -> int:
     if not a.text:  # print crops need no card art
         bank = synth.ArtBank(a.art_cache, a.split, install=not a.no_install, cache_only=a.cache_only)
         decks = [i for i, d in enumerate(bank.decks)
-                 if cv2.imread(str(d[1] / "AS.png"), cv2.IMREAD_UNCHANGED).shape[0] >= 200]
+                 if picture_file.read(d[1] / "AS.png", cv2.IMREAD_UNCHANGED).shape[0] >= 200]
         print(f"[crops] {len(decks)} decks: {', '.join(bank.decks[i][0] for i in decks)}", file=sys.stderr)
     if a.font_decks and not (a.no_install or a.cache_only):
         for problem in fontdeck.install_fonts():
@@ -337,7 +337,7 @@ def main(argv=None) -> int:
         if s is None:
             continue
         crop, label = s
-        cv2.imwrite(str(a.out / a.split / label / f"{a.prefix}{n:07d}.png"), crop)
+        picture_file.write(a.out / a.split / label / f"{a.prefix}{n:07d}.png", crop)
         n += 1
         if n % 200 == 0 or n == a.count:
             synth._bar(n, a.count, t0)

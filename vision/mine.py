@@ -25,10 +25,9 @@ import sys
 import time
 from pathlib import Path
 
-import cv2
 import numpy as np
 
-from vision import synth
+from vision import picture_file, synth
 from vision.reader import NOT_AN_INDEX as NONE
 from vision.reader import DET_MODEL, CardReader, box_iou, square_crop
 from vision.train import CLS_NAMES
@@ -100,9 +99,9 @@ def main(argv=None) -> int:
     for k, path in enumerate(images):
         meta = json.loads((a.scenes / "meta" / a.split / f"{path.stem}.json").read_text())
         rng = np.random.default_rng([a.seed, k])
-        img = cv2.imread(str(path))
+        img = picture_file.read(path)
         for j, (crop, cls) in enumerate(scene_crops(reader, img, meta, rng, a.size, a.max_pos, a.max_neg, a.random_neg)):
-            cv2.imwrite(str(a.out / a.split / cls / f"{a.prefix}{path.stem}_{j:02d}.png"), crop)
+            picture_file.write(a.out / a.split / cls / f"{a.prefix}{path.stem}_{j:02d}.png", crop)
             counts["neg" if cls == NONE else "pos"] += 1
         if (k + 1) % 100 == 0 or k + 1 == len(images):
             synth._bar(k + 1, len(images), t0)

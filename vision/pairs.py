@@ -25,6 +25,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision import picture_file
+
 #: Two indices pair only when they are this many index sizes apart (centre to centre; a size is the square
 #: root of the box's area)... The near end is short because a detected box is often larger than the
 #: printed index, and a card seen at an angle or in a photo resized to another aspect is foreshortened;
@@ -138,7 +140,7 @@ def build(scene_dirs: list[Path], out: Path, seed: int, split: str = "train") ->
     t0 = time.time()
     for k, m in enumerate(metas):
         img_path = m.parent.parent.parent / "images" / split / (m.stem + ".jpg")
-        img = cv2.imread(str(img_path))
+        img = picture_file.read(img_path)
         if img is None:
             raise SystemExit(f"cannot read the scene picture {img_path}")
         strips_, y, r = scene_strips(img, json.loads(m.read_text()), rng)

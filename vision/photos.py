@@ -12,6 +12,7 @@ The pictures are split by name, a quarter held out for validation scenes, as the
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import zlib
@@ -21,6 +22,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision import picture_file
 from vision.art import apt_install, missing_debian
 
 #: The Debian packages with the pictures (photographs and illustrations), and where they put them.
@@ -41,8 +43,10 @@ def _name(path: Path) -> str:
 
 
 def split_of(name: str) -> str:
-    """``val`` for a quarter of the pictures (by a hash of the name, stable across machines), else ``train``."""
-    return "val" if zlib.crc32(name.encode()) % 4 == 0 else "train"
+    """``val`` for a quarter of the pictures (by a hash of the name, stable across machines), else ``train``. The name's
+    bytes as the file system gives them: a name that is not UTF-8 text cannot be encoded as UTF-8, and others' bytes
+    are the same either way."""
+    return "val" if zlib.crc32(os.fsencode(name)) % 4 == 0 else "train"
 
 
 def picture_files(split: str) -> list[Path]:
@@ -81,7 +85,7 @@ def pictures(split: str) -> tuple[np.ndarray, ...]:
 
 def decoded(path: Path) -> np.ndarray | None:
     """The picture at ``path`` (BGR), its long side shrunk to at most ``LONG_SIDE``; None if unreadable."""
-    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    img = picture_file.read(path, cv2.IMREAD_COLOR)
     if img is None:
         return None
     s = LONG_SIDE / max(img.shape[:2])

@@ -29,7 +29,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision import art, fontdeck, photos
+from vision import art, fontdeck, photos, picture_file
 from vision.jokers import joker_card, print_patch, text_clutter
 
 CLASSES = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "JOKER")
@@ -191,7 +191,7 @@ class ArtBank:
         key = (deck_i, code)
         if key not in self._cache:
             name, folder, cards, boxes = self.decks[deck_i]
-            img = cv2.imread(str(folder / f"{code}.png"), cv2.IMREAD_UNCHANGED)
+            img = picture_file.read(folder / f"{code}.png", cv2.IMREAD_UNCHANGED)
             h, w = img.shape[:2]
             # keep only index boxes that really hold ink on this card (jokers often have none)
             ink = art._ink_mask(img)
@@ -565,7 +565,7 @@ def main(argv=None) -> int:
         q = int(rng.integers(35, 96))
         if a.stretch > 1:
             img, labels = stretch(np.random.default_rng([a.seed, i, 2]), img, labels, a.stretch)
-        cv2.imwrite(str(a.out / "images" / a.split / f"{stem}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, q])
+        picture_file.write(a.out / "images" / a.split / f"{stem}.jpg", img, [cv2.IMWRITE_JPEG_QUALITY, q])
         h, w = img.shape[:2]
         with open(a.out / "labels" / a.split / f"{stem}.txt", "w") as f:
             for lab in labels:

@@ -37,6 +37,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from vision import picture_file
 from vision.onnx_weights import stored_weights, unfold_batch_norms
 from vision.reader import NOT_AN_INDEX as NONE, session
 from vision.train import CLS_NAMES
@@ -161,7 +162,7 @@ def load(folder: Path):
     xs, ys = [], []
     for ci, name in enumerate(CLASSES):
         for f in sorted((folder / name).glob("*.png")):
-            img = cv2.imread(str(f))
+            img = picture_file.read(f)
             if img.shape[:2] != (SIZE, SIZE):
                 img = cv2.resize(img, (SIZE, SIZE))
             xs.append(img[:, :, ::-1])

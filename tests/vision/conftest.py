@@ -2,7 +2,6 @@ import json
 import sys
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -10,6 +9,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from assistant.cards import CLAIMABLE, SUITS  # noqa: E402
+from vision import picture_file  # noqa: E402
 from vision.art import INDEX_RULE  # noqa: E402
 from vision.reader import (LONE_FLOOR, PAIR_DOUBT, PAIR_MIN_SAME, PAIR_MIN_SUIT, PAIR_SURE,  # noqa: E402
                            RANK_CONFIDENCE, SOFT_SUIT_MOST, CardReader)
@@ -43,12 +43,12 @@ def _plain_card(rng: np.random.Generator) -> np.ndarray:
 
 def tiny_art_cache(root: Path, deck: str = "test:plain") -> Path:
     """A rendered-art cache of one 52-card deck of small plain cards, as ``vision.art`` writes one, for
-    the generators' tests (CI has no card art)."""
+    the generators' tests (CI has no card art); ``root`` may be a name that is not UTF-8 text."""
     rng = np.random.default_rng(0)
     folder = root / deck.replace(":", "__")
     folder.mkdir(parents=True)
     for code in CODES:
-        cv2.imwrite(str(folder / f"{code}.png"), _plain_card(rng))
+        picture_file.write(folder / f"{code}.png", _plain_card(rng))
     index = {deck: {"folder": folder.name, "cards": sorted(CODES),
                     "index_boxes": [[0.09, 0.07, 0.26, 0.25], [0.74, 0.75, 0.91, 0.93]], "index_rule": INDEX_RULE}}
     (root / "index.json").write_text(json.dumps(index))

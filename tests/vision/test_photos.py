@@ -4,6 +4,7 @@ that the validation scenes' things are never seen in training."""
 from __future__ import annotations
 
 import json
+import os
 
 import cv2
 import numpy as np
@@ -107,3 +108,15 @@ def test_a_wallpaper_package_dpkg_knows_but_has_not_installed_is_installed(monke
 
     assert photos.install_photos(run, is_root=True) == []
     assert calls[-1][:4] == ["apt-get", "install", "-y", "-q"] and calls[-1][4:] == list(photos.PHOTO_PACKAGES[1:])
+
+
+def test_a_picture_whose_name_is_not_utf8_is_put_on_the_table(walls):
+    """A wallpaper named in bytes that are not UTF-8 text is read like the others (OpenCV's own reading crashed)."""
+    from vision import picture_file
+
+    odd = walls / os.fsdecode(b"caf\xe9.jpg")
+    assert picture_file.write(odd, np.random.default_rng(1).integers(0, 255, (90, 120, 3), dtype=np.uint8))
+    split = photos.split_of(photos._name(odd))
+    assert odd in photos.picture_files(split)
+    assert photos.decoded(odd).shape == (90, 120, 3)
+    assert len(photos.pictures(split)) == len(photos.picture_files(split))  # every one of them read
