@@ -762,16 +762,36 @@ def rename_sitting(store: SqliteStore, chosen, name: str) -> None:
 def reset_session_ui() -> None:
     """Forget this window's screen and setup in progress when it turns to another sitting: a game there opens on
     its game screen, and its setup preselects its own last game's choices, not the ones made for the other sitting."""
-    st.session_state.pop("seats", None)
+    forget_setup()
     st.session_state.pop("screen", None)
     st.query_params.pop("screen", None)
+    end_call()
+
+
+def forget_setup() -> None:
+    """Forget this window's setup in progress, its seats and choices, here and in the page's address: the setup then
+    offers what the sitting offers (:meth:`Sitting.setup_offer`). The choices may still be on screen (a setup left
+    open): a starting value moves no widget the browser shows, so their next values are written over it
+    (:func:`kept_choice`), once each, by their names in the address (the dealer's box has a key for each seating)."""
+    st.session_state.pop("seats", None)
     forget_setup_in_address()
     for key in RULE_ADDRESS:
         st.session_state.pop(key, None)
-    # the choices may still be on screen (a setup opens the other sitting's setup): a starting value moves no widget
-    # the browser shows, so their next values are written over it (kept_choice)
-    st.session_state["_choices_forgotten"] = set(RULE_ADDRESS)
-    end_call()
+    st.session_state["_choices_forgotten"] = {*RULE_ADDRESS.values(), "dealer"}
+
+
+def forget_setup_made_before_a_deal(referee: Referee, sitting_key: str) -> None:
+    """Forget this window's setup (:func:`forget_setup`) where a deal has been made in the sitting since its last run,
+    in this window or another: that deal took its seats and rules from a setup, and the next setup, and the match
+    table's buttons and scoring, offer what the sitting offers now. A window's seats and rules outlived another
+    window's deal: its match table named a game before's players, and its setup offered the choices made before.
+    Done once a run, before any screen reads the setup; a session's first run (a reload) keeps what its address
+    kept."""
+    ss = st.session_state
+    since = (sitting_key, referee.sitting.last_deal_at)
+    if ss.get("_setup_since", since) != since:
+        forget_setup()
+    ss["_setup_since"] = since
 
 
 # --- setup --------------------------------------------------------------------------------------
@@ -817,20 +837,22 @@ def kept_choice(widget, label: str, options: list, key: str, default, name: str 
     ``default``. The starting value is the widget's own (``index=``, ``value=``), which Streamlit uses only where the
     browser sent none, as for the sidebar's settings (:func:`from_address`): written into ``st.session_state`` it
     outranked the value the browser sends with a restarted server's first run, and "Two decks" chosen as the page
-    came back dealt one deck. Only a choice forgotten on screen (reset_session_ui) is written there, as only a value
-    written there is sent to a widget the browser already shows."""
+    came back dealt one deck. Only a choice forgotten while it may be on screen (:func:`forget_setup`) is written
+    there, as only a value written there is sent to a widget the browser already shows."""
     ss = st.session_state
     name = name or RULE_ADDRESS[key]
     kept = st.query_params.get(name)
     start = next((o for o in options if _spelt(o) == kept), default)
-    if key in ss.get("_choices_forgotten", ()):
-        ss["_choices_forgotten"].discard(key)
-        ss[key] = start
-    elif widget is st.toggle:
-        shown["value"] = start
+    if widget is st.toggle:  # no options, and a value to start from where the others have an option's index
+        drawn, starting = (label,), {"value": start}
     else:
-        shown["index"] = options.index(start)
-    value = widget(label, key=key, **shown) if widget is st.toggle else widget(label, options, key=key, **shown)
+        drawn, starting = (label, options), {"index": options.index(start)}
+    if name in ss.get("_choices_forgotten", ()):
+        ss["_choices_forgotten"].discard(name)
+        ss[key] = start
+    else:
+        shown.update(starting)
+    value = widget(*drawn, key=key, **shown)
     put_in_address(name, _spelt(value), _spelt(default))
     return value
 
@@ -854,26 +876,13 @@ def kept_seats() -> list[str]:
     return seats
 
 
-def seats_made_here(referee: Referee) -> list[str] | None:
-    """This window's seats, where its setup made them since the sitting's last deal; None otherwise, and seats made
-    before that deal are forgotten, with those kept in the page's address. A deal made since, in this window or
-    another, took its seats from a setup: the next setup, and the match table's buttons, offer what the sitting offers
-    now. A window's seats outlived another window's deal, and its match table named a game before's players."""
-    ss = st.session_state
-    if "seats" in ss and ss.get("_seats_since") != referee.sitting.last_deal_at:
-        del ss["seats"]
-        st.query_params.pop("seat", None)
-    return ss.get("seats")
-
-
 def setup_screen(referee: Referee) -> None:
     state = referee.state
     previous = state.game
     offer = referee.sitting.setup_offer()  # a deal taken back offers its own choices again; otherwise the last game's
     default = list(offer.players)
-    if seats_made_here(referee) is None:
+    if "seats" not in st.session_state:  # none made since the last deal (forget_setup_made_before_a_deal)
         st.session_state["seats"] = kept_seats() or default
-        st.session_state["_seats_since"] = referee.sitting.last_deal_at
     seats: list[str] = st.session_state["seats"]
     # the seats in the page's address too, while they differ from the last game's: a reload or a server's restart
     # in the middle of a setup keeps the players added so far
@@ -975,8 +984,7 @@ def deal(seats: tuple[str, ...], dealer: str | None, rules: Rules, random_first:
     was being dealt, would deal again; or another window has dealt meanwhile): then the game as it stands is shown."""
     first = random.choice(seats) if random_first else None
     if record(NewGame(seats, dealer=dealer, rules=rules, first=first), log_len):
-        forget_setup_in_address()
-        end_call()
+        end_call()  # the setup is forgotten on the run this starts, as after another window's deal
     elif len(st.session_state["_referee"].sitting.log) == log_len:
         return  # refused for a reason of its own, said: the setup stays to put it right
     st.session_state["screen"] = "Game"
@@ -2118,8 +2126,7 @@ def table_screen(referee: Referee) -> None:
     summary = st.empty()  # filled once the scoring is known: with no game finished, the one chosen below
     offer = referee.sitting.setup_offer()
     # as the setup shows them: its seats in this window, else those it kept in the page's address (a reload)
-    seats = seats_made_here(referee)
-    seats = kept_seats() if seats is None else seats
+    seats = st.session_state["seats"] if "seats" in st.session_state else kept_seats()
     players = players_to_tap(state, seats, offer.players)
     st.subheader("Record a winner", anchor=False)
     in_progress = state.game is not None and not state.game.over
@@ -2818,6 +2825,7 @@ def main() -> None:
         read_again_soon(lambda: Referee.read(open_store(), chosen.id, drawn))
         st.stop()
     say_what_another_window_did(referee, sitting_key)
+    forget_setup_made_before_a_deal(referee, sitting_key)
     st.session_state["_referee"] = referee
     st.session_state["_sitting_key"] = sitting_key
     st.session_state["_sitting_named"] = (chosen.name, words.local_moment(chosen.created)[0])  # the downloads' names

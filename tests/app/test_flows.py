@@ -1699,6 +1699,44 @@ def test_seats_made_before_another_windows_deal_are_not_offered_after_it(db):
     assert at.session_state["seats"] == ["Ann", "Ben", "Dev"]
 
 
+def test_rules_chosen_before_another_windows_deal_are_not_offered_after_it(db):
+    """A window's setup choices outlived a deal made in another window, as its seats had: after that game (one deck,
+    no jokers, ranks down, passing) finished, the setup left on screen still offered two decks with jokers, ranks up
+    and the dealer chosen before the deal, and one tap on Deal played under them. Once forgotten, the choices shown
+    are sent to the widgets again (``set_value``): the browser keeps showing its own otherwise."""
+    at = deal(open_app(), "Ann", "Ben", "Cat")
+    at.segmented_control[0].set_value("Match table").run()
+    click(at, "winner_Ann")
+    other = open_app()
+    other.segmented_control[0].set_value("Setup").run()
+    other.toggle(key="rule_jokers").set_value(True).run()
+    other.radio(key="rule_decks").set_value(2).run()
+    dealer = other.selectbox(key="dealer_Ann|Ben|Cat")
+    chosen = next(name for name in dealer.options if name != dealer.value)
+    dealer.set_value(chosen).run()
+    at.segmented_control[0].set_value("Setup").run()
+    at.selectbox(key="rule_order").set_value(Order.DOWN).run()
+    at.toggle(key="rule_passing").set_value(True).run()
+    at.selectbox(key="dealer_Ann|Ben|Cat").set_value(chosen).run()
+    click(at, "deal")
+    at.segmented_control[0].set_value("Match table").run()
+    click(at, "winner_Ben")
+    other.run()
+    jokers, decks = other.toggle(key="rule_jokers"), other.radio(key="rule_decks")
+    assert jokers.value is False and jokers.proto.set_value and decks.value == 1 and decks.proto.set_value
+    assert other.selectbox(key="rule_order").value is Order.DOWN and other.toggle(key="rule_passing").value is True
+    fresh = open_app()
+    fresh.segmented_control[0].set_value("Setup").run()
+    offered = fresh.selectbox(key="dealer_Ann|Ben|Cat").value
+    assert offered != chosen and other.selectbox(key="dealer_Ann|Ben|Cat").value == offered
+    assert "jokers" not in other.query_params and "decks" not in other.query_params
+    assert "dealer" not in other.query_params
+    click(other, "deal")
+    game = stored_state(db).state.game
+    assert game.rules.decks == 1 and not game.rules.jokers and game.rules.order is Order.DOWN and game.rules.passing
+    assert game.dealer == offered
+
+
 def test_a_window_that_only_watches_is_told_what_another_window_took_back(db):
     """A second window's Undo changed the first window's screen without a word: the play vanished, and a screen
     reader kept reading the old turn. Its plays need no words (the page shows them); its undos are said, once."""
