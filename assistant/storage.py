@@ -825,7 +825,7 @@ def _in_words(error: sqlite3.Error, path: Path) -> str:
         return f"{text} (another program is writing to it: try again when it is done)"
     if ("disk I/O error" in text or "full" in text) and _disk_full(path):
         return f"{text} (the disk is full)"
-    if "disk I/O error" in text and _quota_used_up(path):
+    if _refused_by_quota(error, path):
         return f"{text} (the disk quota is used up)"
     if _damaged(error):
         return (f"{text} (part of the file is damaged: restore a backup; the sittings that still open can be saved "
@@ -856,12 +856,30 @@ def _disk_full(path: Path) -> bool:
         return False
 
 
+#: SQLite's codes for an I/O error met while it wrote to the disk: a page or a journal's frame (a commit, a new file's
+#: tables), a sync, a file cut short, the index of the write-ahead journal made or grown (``-shm``, which a read makes
+#: too, where no other program has made it yet).
+_WRITING = frozenset({sqlite3.SQLITE_IOERR_WRITE, sqlite3.SQLITE_IOERR_FSYNC, sqlite3.SQLITE_IOERR_DIR_FSYNC,
+                      sqlite3.SQLITE_IOERR_TRUNCATE, sqlite3.SQLITE_IOERR_SHMOPEN, sqlite3.SQLITE_IOERR_SHMSIZE})
+
+
+def _refused_by_quota(error: sqlite3.Error, path: Path) -> bool:
+    """Whether ``error`` is SQLite's "disk I/O error" of a write that this user's disk quota refused. Only an error
+    met while SQLite wrote is asked about (its code, :data:`_WRITING`), whatever the referee was doing: a quota
+    refuses more room, never a read, so a read's I/O error (a bad sector, a network disk gone) says nothing of it, and
+    asking would write beside the database each time a listing or an export failed to read. The code, not the call
+    that failed, is what tells: a listing that reads a file no program has open makes its index first, and that
+    write is the one a quota refuses."""
+    return getattr(error, "sqlite_errorcode", None) in _WRITING and not _disk_full(path) and _quota_used_up(path)
+
+
 def _quota_used_up(path: Path) -> bool:
-    """Whether this user's disk quota refuses the file's folder more room (EDQUOT), once SQLite has failed with "disk
-    I/O error": it keeps the system's error to itself, and the disk still has room for others (:func:`_disk_full`
-    cannot see a quota). So the disk is asked: :data:`_ROOM` bytes are written to a scratch file in the folder, one
-    without a name where the system allows (gone when closed, even at a crash), and synced (a network disk refuses
-    only then). Random bytes: a disk that compresses would store zeros in no room at all."""
+    """Whether this user's disk quota refuses the file's folder more room (EDQUOT), once a write of SQLite has failed
+    with "disk I/O error" (:func:`_refused_by_quota`): it keeps the system's error to itself, and the disk still has
+    room for others (:func:`_disk_full` cannot see a quota). So the disk is asked: :data:`_ROOM` bytes are written to
+    a scratch file in the folder, one without a name where the system allows (gone when closed, even at a crash), and
+    synced (a network disk refuses only then). Random bytes: a disk that compresses would store zeros in no room at
+    all."""
     try:
         with tempfile.TemporaryFile(dir=path.resolve().parent) as scratch:
             scratch.write(os.urandom(_ROOM))

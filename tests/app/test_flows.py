@@ -1219,7 +1219,9 @@ def test_a_database_that_cannot_be_opened_for_want_of_room_is_opened_again_once_
     deal(open_app(), "Sam", "Maya")
 
     def probe(store):
-        raise sqlite3.OperationalError("disk I/O error")
+        error = sqlite3.OperationalError("disk I/O error")
+        error.sqlite_errorcode = sqlite3.SQLITE_IOERR_SHMSIZE  # the index refused the room it is made in
+        raise error
 
     monkeypatch.setattr(SqliteStore, "_probe", probe)
     monkeypatch.setattr(storage, cause, lambda path: True)

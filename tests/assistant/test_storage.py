@@ -1136,11 +1136,57 @@ def test_a_disk_io_error_from_a_used_up_quota_is_said_as_such(tmp_path, monkeypa
 
     monkeypatch.setattr(storage.shutil, "disk_usage", lambda p: SimpleNamespace(total=10**9, used=0, free=10**9))
     monkeypatch.setattr(storage.os, "fsync", fsync)
-    said = storage._in_words(sqlite3.OperationalError("disk I/O error"), existing)
+    said = storage._in_words(_io_error("SQLITE_IOERR_WRITE"), existing)
     assert said == ("disk I/O error (the disk quota is used up)" if refusal == errno.EDQUOT else "disk I/O error")
     assert list(tmp_path.iterdir()) == [existing], "the scratch write leaves nothing behind"
     other = sqlite3.OperationalError("no such column: seq")
     assert storage._in_words(other, existing) == "no such column: seq", "a quota is looked for only in an I/O error"
+
+
+def _io_error(name: str) -> sqlite3.OperationalError:
+    """SQLite's "disk I/O error" as Python raises it, with the code of what SQLite was doing (``SQLITE_IOERR_READ``)."""
+    error = sqlite3.OperationalError("disk I/O error")
+    error.sqlite_errorcode, error.sqlite_errorname = getattr(sqlite3, name), name
+    return error
+
+
+class _Failing:
+    """A connection every statement of which fails with ``error``, as SQLite's did."""
+
+    def __init__(self, error: sqlite3.Error) -> None:
+        self.error = error
+
+    def execute(self, *args):
+        raise self.error
+
+
+@pytest.mark.parametrize("code, a_write", [("SQLITE_IOERR_READ", False), ("SQLITE_IOERR_SHORT_READ", False),
+                                           ("SQLITE_IOERR_SHMSIZE", True)])
+def test_only_an_io_error_of_sqlites_writing_asks_the_disk_about_a_quota(tmp_path, monkeypatch, code, a_write):
+    """After any "disk I/O error" on a disk with room, 64 KiB were written beside the database to ask about a quota,
+    where `sittings` or `export` had failed to read too. A quota refuses more room, never a read (a bad sector, a
+    network disk gone): a read's error is said as SQLite says it, and nothing is written. SQLite's code tells, not the
+    call: a listing of a file no program has open makes its index first (SHMSIZE), a write a quota does refuse."""
+    from assistant import storage
+
+    path = tmp_path / "r.sqlite3"
+    store = SqliteStore(path)
+    store.create_sitting("Friday")
+    store.close()
+    store._db = _Failing(_io_error(code))
+    asked, scratch = [], storage.tempfile.TemporaryFile
+
+    def refused(fd):  # the quota a scratch write would find used up
+        raise OSError(errno.EDQUOT, os.strerror(errno.EDQUOT))
+
+    monkeypatch.setattr(storage.tempfile, "TemporaryFile", lambda *a, **k: asked.append(k) or scratch(*a, **k))
+    monkeypatch.setattr(storage.os, "fsync", refused)
+    monkeypatch.setattr(storage.shutil, "disk_usage", lambda p: SimpleNamespace(total=10**9, used=0, free=10**9))
+    with pytest.raises(StorageError) as raised:
+        store.sittings()
+    said = "disk I/O error (the disk quota is used up)" if a_write else "disk I/O error"
+    assert str(raised.value) == f"cannot read the database {path}: {said}"
+    assert bool(asked) == a_write, "the disk is asked, with a scratch write, only after a write's error"
 
 
 def test_a_database_read_as_it_lies_sees_what_another_referee_writes_later(tmp_path, monkeypatch):
