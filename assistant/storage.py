@@ -226,8 +226,11 @@ class SqliteStore:
     table added, no mark, its journal mode kept), so that listing or exporting a backup leaves it as the older referee
     (which refuses a newer file) needs it. It is still read through a connection that may write where the file may be
     written: a read-only connection to a file in write-ahead mode leaves its ``-wal`` and ``-shm`` beside it. On a full
-    disk it is read through a read-only one all the same: one that may write needs room for them, and without it a
-    table could not even export its games to another disk."""
+    disk, or where this user's disk quota is used up, it is read through a read-only one all the same: one that may
+    write needs room for them, and without it a table could not even export its games to another disk. A used-up
+    quota is known only once SQLite's first read was refused the room for its index (asking takes a write,
+    :func:`_quota_used_up`): that try leaves what SQLite leaves on a full disk, an empty ``-wal`` and a ``-shm`` of 3
+    bytes, which hold nothing."""
 
     def __init__(self, path: str | os.PathLike[str] | None = None, as_it_is: bool = False) -> None:
         self.path = Path(path) if path is not None else default_db_path()
@@ -235,6 +238,7 @@ class SqliteStore:
         self._identity: tuple[int, int] | None = None  # the file's device and inode, once it is open
         self._immutable: tuple | None = None  # the file as a connection that reads it as it lies last saw it
         self._making: SittingInfo | None = None  # the sitting create_sitting last began to write: see sitting_made
+        self._over_quota = False  # found used up at opening: the file is read around it, as on a full disk
         try:
             blocking = next((p for p in (self.path.parent, *self.path.parent.parents) if p.exists()), None)
             if blocking is not None and not blocking.is_dir():
@@ -247,16 +251,14 @@ class SqliteStore:
             self.created = not self.path.exists()
             as_it_is = as_it_is and not self.created
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            ready = self._probe()
-            self.read_only = self._cannot_write() or (as_it_is and _disk_full(self.path))
-            self._db = self._read_only_connection() if self.read_only else sqlite3.connect(
-                self.path, isolation_level=None, timeout=BUSY_MS / 1000, check_same_thread=False)
-            if not ready and not as_it_is:
-                self._claim_unless_read_only()
-            if not (self.read_only or as_it_is):  # a read-only file stays in the journal mode it has: switching writes
-                self._use_wal()
-            self._db.execute("PRAGMA synchronous=FULL")
-            self._db.execute("PRAGMA foreign_keys=ON")
+            try:
+                self._connect(as_it_is)
+            except sqlite3.Error as error:
+                if not (as_it_is and _refused_by_quota(error, self.path)):
+                    raise
+                self._close_quietly()
+                self._over_quota = True
+                self._connect(as_it_is)
             stat = self.path.stat()
             self._identity = (stat.st_dev, stat.st_ino)
         except OSError as error:  # "[Errno 2] ..." read as the code's, not the table's: said in words
@@ -269,6 +271,20 @@ class SqliteStore:
         except StorageError:
             self._close_quietly()
             raise
+
+    def _connect(self, as_it_is: bool) -> None:
+        """The connection, read-only where the file may not be written, or where it is only read and the disk has no
+        room (full, or a quota found used up) for what SQLite would write beside it; a new file's tables made."""
+        ready = self._probe()
+        self.read_only = self._cannot_write() or (as_it_is and (self._over_quota or _disk_full(self.path)))
+        self._db = self._read_only_connection() if self.read_only else sqlite3.connect(
+            self.path, isolation_level=None, timeout=BUSY_MS / 1000, check_same_thread=False)
+        if not ready and not as_it_is:
+            self._claim_unless_read_only()
+        if not (self.read_only or as_it_is):  # a read-only file stays in the journal mode it has: switching writes
+            self._use_wal()
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.execute("PRAGMA foreign_keys=ON")
 
     @property
     def identity(self) -> tuple[int, int] | None:
@@ -284,14 +300,15 @@ class SqliteStore:
 
     def _read_only_uri(self) -> str:
         """The file opened read-only. A file in write-ahead mode is read through its shared-memory index (``-shm``),
-        which SQLite cannot make in a read-only folder or on a full disk (:func:`_no_room_for_an_index`): a file
-        without one is then read as it lies on disk (``immutable``), which is the whole file only while its
-        write-ahead journal (``-wal``) holds nothing. The header is read last, only where there is no index (a
-        connection that holds the file in write-ahead mode has made one): see :func:`_in_wal_mode`."""
+        which SQLite cannot make in a read-only folder, on a full disk or past a used-up quota
+        (:func:`_no_room_for_an_index`): a file without one is then read as it lies on disk (``immutable``), which is
+        the whole file only while its write-ahead journal (``-wal``) holds nothing. The header is read last, only where
+        there is no index (a connection that holds the file in write-ahead mode has made one): see
+        :func:`_in_wal_mode`."""
         real = self.path.resolve()
         uri = f"{real.as_uri()}?mode=ro"
         wal, shm = (real.with_name(real.name + end) for end in ("-wal", "-shm"))
-        if not _an_index(shm) and (why := _no_room_for_an_index(real)) and _in_wal_mode(real):
+        if not _an_index(shm) and (why := _no_room_for_an_index(real, self._over_quota)) and _in_wal_mode(real):
             if wal.exists() and wal.stat().st_size > 0:
                 raise StorageError(f"cannot open the database {self.path}: its latest events are in {wal.name}, "
                                    f"which cannot be read without {shm.name}, and {why}")
@@ -351,6 +368,7 @@ class SqliteStore:
     def _close_quietly(self) -> None:
         if self._db is not None:
             self._db.close()
+            self._db = None
 
     def _claim(self) -> None:
         """Make the tables in a new file, or the ones an older file of the referee's lacks, and mark it as the
@@ -779,14 +797,17 @@ def _an_index(shm: Path) -> bool:
         return False
 
 
-def _no_room_for_an_index(path: Path) -> str:
+def _no_room_for_an_index(path: Path, over_quota: bool = False) -> str:
     """Why SQLite cannot make the index of the file's write-ahead journal beside it, and what to do instead ("" where
-    it can): a read-only folder, or a full disk."""
+    it can): a read-only folder, a full disk, or this user's disk quota (``over_quota``: found so already, by
+    :func:`_refused_by_quota`) used up."""
     if not os.access(path.parent, os.W_OK):
         return "the folder is read-only; copy the three files to a folder you may write to"
+    copy = f"copy {path.name} and {path.name}-wal together to another disk and read them there"
     if _disk_full(path):
-        return (f"the disk is full; free some disk space (nothing was lost), or copy {path.name} and {path.name}-wal "
-                "together to another disk and read them there")
+        return f"the disk is full; free some disk space (nothing was lost), or {copy}"
+    if over_quota:
+        return f"the disk quota is used up; free some of your files on that disk (nothing was lost), or {copy}"
     return ""
 
 

@@ -407,8 +407,11 @@ def test_a_full_disk_is_reported_as_such_and_changes_nothing(tmp_path):
 #: SQLite fails to make the index of the write-ahead journal (``-shm``) as it does on a full disk ("disk I/O error",
 #: SQLITE_IOERR_SHMSIZE, a 3-byte ``-shm`` and an empty ``-wal`` left), and the free space reads as none. The
 #: command is imported first, and no bytecode written after: a module's, cut at the limit, was kept for later runs.
+#: With QUOTA_USED_UP set, the disk has room, and refuses this user more of it: SQLite's writes fail as above (a
+#: quota's EDQUOT is the same SQLITE_IOERR_SHMSIZE to it), the free space reads as plenty, and the scratch write that
+#: asks the disk about a quota is refused with EDQUOT.
 _ON_A_FULL_DISK = """
-import os, resource, shutil, signal, sys
+import errno, os, resource, shutil, signal, sys, tempfile
 from types import SimpleNamespace
 from assistant.__main__ import run
 sys.dont_write_bytecode = True  # for a module the command imports as it runs
@@ -417,6 +420,10 @@ resource.setrlimit(resource.RLIMIT_FSIZE, (1024, resource.RLIM_INFINITY))
 full, room = os.environ.get("FULL_DISK", ""), shutil.disk_usage  # FULL_DISK: only the disk of that folder is full
 shutil.disk_usage = lambda path: (SimpleNamespace(total=10**9, used=10**9, free=0)
                                   if str(path).startswith(full) else room(path))
+if os.environ.get("QUOTA_USED_UP"):
+    def refused(*args, **kwargs):
+        raise OSError(errno.EDQUOT, os.strerror(errno.EDQUOT))
+    shutil.disk_usage, tempfile.TemporaryFile = lambda path: SimpleNamespace(total=10**9, used=0, free=10**9), refused
 sys.exit(run())
 """
 
@@ -426,6 +433,11 @@ def _on_a_full_disk(*args: str, full: Path | None = None, env: dict | None = Non
     root = Path(__file__).resolve().parents[2]
     return subprocess.run([sys.executable, "-c", _ON_A_FULL_DISK, *args], capture_output=True, text=True, cwd=root,
                           env={**(os.environ if env is None else env), "FULL_DISK": str(full or "")})
+
+
+def _past_a_used_up_quota(*args: str) -> subprocess.CompletedProcess:
+    """The command line run where this user's disk quota is used up, on a disk with room (see _ON_A_FULL_DISK)."""
+    return _on_a_full_disk(*args, env={**os.environ, "QUOTA_USED_UP": "1"})
 
 
 def test_a_command_run_as_on_a_full_disk_leaves_no_bytecode_cut_short(tmp_path):
@@ -473,6 +485,27 @@ def test_a_database_on_a_full_disk_is_listed_and_exported_and_nothing_is_left_be
     assert _files(tmp_path) == before
 
 
+def test_a_database_past_a_used_up_quota_is_listed_and_exported_as_on_a_full_disk(tmp_path):
+    """Past a used-up disk quota the disk shows room, so `sittings` and `export` read the file through an index made
+    beside it, which the quota refuses: they said "disk I/O error (the disk quota is used up)" and showed nothing,
+    where on a full disk they read the file as it lies. Once the quota is found, they read it as on a full disk. The
+    file is left as it was; beside it only what SQLite's refused try leaves, which holds nothing: an empty journal
+    and an index cut at 3 bytes."""
+    path = tmp_path / "r.sqlite3"
+    referee = Referee.new(SqliteStore(path), "Friday")
+    referee.record(Winner("Alice", players=PLAYERS))
+    referee.store.close()
+    before = path.read_bytes()
+    listed = _past_a_used_up_quota("sittings", "--db", str(path))
+    assert listed.returncode == 0 and listed.stdout.split("\t")[:2] == ["1", "Friday"], listed.stderr
+    exported = _past_a_used_up_quota("export", "1", "--db", str(path))
+    assert exported.returncode == 0 and exported.stdout == referee.transcript(), exported.stderr
+    table = _past_a_used_up_quota("export", "1", "--csv", "--db", str(path))
+    assert table.returncode == 0 and table.stdout.splitlines() == referee.table_csv().splitlines(), table.stderr
+    assert path.read_bytes() == before
+    assert set(_sizes(tmp_path).items()) <= {("r.sqlite3", len(before)), ("r.sqlite3-wal", 0), ("r.sqlite3-shm", 3)}
+
+
 def test_a_database_reached_through_a_link_is_read_as_on_the_full_disk_it_lies_on(tmp_path):
     """The disk was asked about where the link lies, not the file: a database on a full disk named by a link on
     another disk was opened to write, and `export` said "disk I/O error" and left a ``-shm`` and a ``-wal`` beside it
@@ -491,10 +524,15 @@ def test_a_database_reached_through_a_link_is_read_as_on_the_full_disk_it_lies_o
     assert _files(full) == before
 
 
-def test_events_only_in_the_journal_of_a_file_on_a_full_disk_are_said_to_be_there_not_left_out(tmp_path):
+@pytest.mark.parametrize("refused, cause, left", [
+    (_on_a_full_disk, "the disk is full", {}),
+    (_past_a_used_up_quota, "the disk quota is used up", {"r.sqlite3-shm": b"\0\0\0"})])  # see the test above
+def test_events_only_in_the_journal_of_a_file_on_a_full_disk_are_said_to_be_there_not_left_out(tmp_path, refused, cause,
+                                                                                               left):
     """A file read as it lies does not read its write-ahead journal (``-wal``): where the journal holds events and
     the disk has no room for the index it is read through, the listing and the export would show the sitting without
-    them, as if they were lost. They say where the events are and what to do instead, and leave the files alone."""
+    them, as if they were lost. They say where the events are and what to do instead, and leave the files alone. So
+    too past a used-up quota, where the disk has room for others."""
     path = tmp_path / "r.sqlite3"
     referee = Referee.new(SqliteStore(path), "Friday")
     referee.record(Winner("Alice", players=PLAYERS))
@@ -509,11 +547,11 @@ def test_events_only_in_the_journal_of_a_file_on_a_full_disk_are_said_to_be_ther
     assert (copied / "r.sqlite3-wal").stat().st_size > 0
     before = _files(copied)
     for command in (["sittings"], ["export", "1"]):
-        result = _on_a_full_disk(*command, "--db", str(copied / "r.sqlite3"))
+        result = refused(*command, "--db", str(copied / "r.sqlite3"))
         assert result.returncode == 2 and result.stdout == "", result.stdout
-        assert "its latest events are in r.sqlite3-wal" in result.stderr and "the disk is full" in result.stderr
+        assert "its latest events are in r.sqlite3-wal" in result.stderr and cause in result.stderr
         assert "copy r.sqlite3 and r.sqlite3-wal together to another disk" in result.stderr, result.stderr
-        assert _files(copied) == before
+        assert _files(copied) == {**before, **left}
     with_room = subprocess.run([sys.executable, "-m", "assistant", "export", "1", "--db", str(copied / "r.sqlite3")],
                                capture_output=True, text=True, cwd=Path(__file__).resolve().parents[2])
     assert with_room.stdout == referee.transcript(), "with room made, every event is there"
