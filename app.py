@@ -1953,6 +1953,7 @@ def live_camera() -> None:
             video_frame_callback=on_frame,
             async_processing=True,
         )
+        resuming = resuming and not note_camera_stop(ctx.state.playing, ctx.state.signalling)
         note_camera_start(ctx.state.playing, ctx.state.signalling, resuming)
         note_camera_state(ctx.state.playing, ctx.state.signalling, resuming)
         camera_check(start=", then press START")
@@ -1978,6 +1979,19 @@ def camera_resuming() -> bool:
         ss["_resume_token"] = os.urandom(8).hex()  # names this session's press (a page outlives a server's restart)
     since = ss["_resume_since"]
     return since is not None and time.monotonic() - since < RESUME_FOR
+
+
+def note_camera_stop(playing: bool, signalling: bool) -> bool:
+    """Whether the table stopped the browser's camera since the page's last run (:func:`camera.stopped`), noting
+    whether it is on now. A stop ends at once the start the page made by itself (:func:`camera_resuming`): STOP
+    pressed before the first picture left the call's line saying "the camera is starting" until STARTING_FOR was
+    up, and the address saying the camera was on, for a reload to start it again."""
+    ss = st.session_state
+    stopped = camera.stopped(ss.get("_camera_on", False), playing, signalling)
+    ss["_camera_on"] = playing or signalling
+    if stopped:
+        ss["_resume_since"] = None
+    return stopped
 
 
 def note_camera_start(playing: bool, signalling: bool, resuming: bool) -> None:

@@ -155,6 +155,15 @@ def still_starting(began: float | None, last_frame_at: float, now: float) -> boo
     return began is not None and last_frame_at < began and now - began < STARTING_FOR
 
 
+def stopped(was_on: bool, playing: bool, signalling: bool) -> bool:
+    """Whether the browser's camera went off since the page's last run: it was playing, or signalling its start, then
+    (``was_on``), and is neither now (``playing``, ``signalling``: streamlit-webrtc's ``WebRtcStreamerContext.state``).
+    That is all the server learns of a STOP: the component sends whether it plays and its offer while it signals, and
+    nothing of a press. A STOP pressed before the browser made its offer (while it still asks for the camera) reaches
+    the server as nothing; a start that failed comes as a STOP does, its START shown again alike."""
+    return was_on and not (playing or signalling)
+
+
 def no_picture_why(silent: bool, live: bool, starting: bool) -> str:
     """Why the camera reads nothing, where it sends no picture: it is still starting (``starting``, the browser's
     camera alone: see :func:`still_starting`), it sent pictures and stopped (``silent``), or it has sent none yet. Only the

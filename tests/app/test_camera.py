@@ -397,3 +397,16 @@ def test_an_unsure_guess_is_counted_whatever_order_the_reader_lists_the_cards_in
     frames = [k7, seven, seven_k, seven, k7, seven_k]
     _, guesses = guessed(monkeypatch, frames)
     assert guesses == [(Rank.KING, Rank.SEVEN)] * 6, "the same two cards, in the order shown first"
+
+
+@pytest.mark.parametrize("was_on, playing, signalling, stopped", [
+    (True, False, False, True),  # STOP pressed while it signalled its start (or played), or the start failed
+    (False, False, False, False),  # off, or not started yet: a reloaded page has not pressed START
+    (False, False, True, False),  # START pressed
+    (True, False, True, False),  # still starting
+    (True, True, False, False),  # playing
+], ids=["stopped", "still off", "started", "starting", "playing"])
+def test_the_browsers_camera_is_stopped_when_it_was_on_and_is_neither_playing_nor_signalling(was_on, playing,
+                                                                                            signalling, stopped):
+    """All the server learns of a STOP: the camera signalled or played at the last run, and does neither now."""
+    assert camera.stopped(was_on, playing, signalling) is stopped

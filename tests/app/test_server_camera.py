@@ -408,6 +408,28 @@ def test_a_call_reloaded_says_the_camera_is_starting_until_its_picture_comes_not
     assert starting in text(at)
 
 
+def test_a_camera_stopped_by_the_table_as_a_reloaded_page_starts_it_is_said_stopped_at_once(db, monkeypatch):
+    """A reloaded page starts the browser's camera by itself, and a player presses STOP before its first picture: the
+    call's line went on saying "the camera is starting" until camera.STARTING_FOR was up, and the address that the
+    camera was on, so that a reload started again the camera the table had stopped."""
+    state = {"playing": True, "signalling": False}
+    fake_webrtc(monkeypatch, state)
+    scripted_reader(monkeypatch, [()] * 3)
+    at = deal(open_app(), "Sam", "Maya")
+    click(at, "play_2")
+    click(at, "cheat_Maya")
+    state["playing"] = False  # the reload ended it
+    again = reloaded(at)
+    state["signalling"] = True  # the page pressed START: the browser's offer came
+    again.run()
+    assert "the camera is starting: its picture comes in a moment" in text(again)
+    state["signalling"] = False  # STOP
+    again.run()  # the line is drawn before the camera's state is read (see above)
+    again.run()
+    assert "(the camera has sent no picture yet: press START under it)" in text(again), text(again)
+    assert "live" not in again.query_params and not _presses_start(reloaded(again))
+
+
 def _presses_start(at) -> bool:
     return any("cr-resume" in h.proto.body for h in at.get("html"))
 
