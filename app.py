@@ -196,6 +196,11 @@ button:focus-visible, [role="tab"]:focus-visible {outline: 3px solid #1f6feb !im
 /* A photo's reading, beside the photo's box: as high from the start as it will be with a picture, so that the
    buttons under it stay where they were when the reading comes (on a laptop: on a phone it comes under the box). */
 @media (min-width: 641px) {.st-key-still_seen {min-height: 8rem;}}
+/* ... said to be the earlier photo's where the uploader's newest file is refused (EARLIER_PHOTO): the browser lists it
+   last, its chip marked invalid, and the app never hears of it */
+.cr-earlier {display: none;}
+.st-key-still_row:has([data-testid="stFileChips"] > :first-child > :last-child [aria-invalid="true"]) .cr-earlier {
+  display: block; color: #d93a2b; font-weight: 600;}
 /* What the live camera reads during a call, above the rank buttons: two lines high whatever it says, three on a
    phone (a longer note scrolls in them), so that the buttons under it never move while the camera reads. */
 .cr-camline {height: 2lh; overflow-y: auto;}
@@ -1787,7 +1792,7 @@ def still_reading(source: str, call: OpenCall) -> None:
     the photo moved them down 196 px, below a laptop's screen). A sure reading of as many cards as claimed is put in
     as the cards (:func:`photo_put_in`): Apply, one tap, then gives the verdict, and the table still makes it."""
     took, seen = st.container(key="still_row").columns([1, 1], gap="medium")
-    data = None
+    data, name = None, ""
     with took:
         if source == "snapshot":
             camera_check()
@@ -1796,7 +1801,7 @@ def still_reading(source: str, call: OpenCall) -> None:
         else:
             photo = st.file_uploader("Photo of the revealed cards", type=list(camera.PHOTO_TYPES),
                                      key=camera.photo_key("upload"))
-            data = photo.getvalue() if photo is not None else None
+            data, name = (photo.getvalue(), photo.name) if photo is not None else (None, "")
     spot = seen.container(key="still_seen")  # as high as the row's reading will be, from the start (the CSS)
     if data is None:
         spot.caption("What the camera reads in the photo shows here.")
@@ -1811,7 +1816,7 @@ def still_reading(source: str, call: OpenCall) -> None:
     claimed = claim.count if claim is not None else None
     if photo_put_in(call, reading, claimed, digest):
         st.rerun()  # the page drawn again with the cards in, and the verdict they make above Apply
-    reading_shown(spot, reading, annotated, claimed, put_in=call.revealed == reading.ranks)
+    reading_shown(spot, reading, annotated, claimed, put_in=call.revealed == reading.ranks, photo_name=name)
 
 
 def photo_read(data: bytes) -> tuple[str, str, tuple[camera.Reading, object] | None]:
@@ -1850,10 +1855,12 @@ def photo_put_in(call: OpenCall, reading: camera.Reading, claimed: int | None, d
     return False
 
 
-def reading_shown(where, reading: camera.Reading, annotated, claimed: int | None = None, put_in: bool = False) -> None:
+def reading_shown(where, reading: camera.Reading, annotated, claimed: int | None = None, put_in: bool = False,
+                  photo_name: str = "") -> None:
     """A still photo's reading beside the picture, small, so that the row it shares with the photo's box keeps its
     height; an unsure reading is offered as a best guess, and a count other than the claim is pointed out. ``put_in``:
-    the reading is the cards revealed already, so no button offers it."""
+    the reading is the cards revealed already, so no button offers it. ``photo_name``: the uploaded photo's, named
+    where the uploader's newest file is refused (:data:`EARLIER_PHOTO`)."""
     picture, said = where.columns([2, 3], gap="small")
     height, width = annotated.shape[:2]
     if min(height, width) >= 32:  # a picture the reader refused as too small or too narrow is not worth showing
@@ -1866,11 +1873,13 @@ def reading_shown(where, reading: camera.Reading, annotated, claimed: int | None
     if differs:
         notes.append(f"{claimed} claimed but {len(reading.ranks)} seen: check the cards")
     if not seen:
-        said.markdown("Camera reads: **nothing**")
+        head = "Camera reads: **nothing**"
     elif reading.sure:
-        said.markdown(f"Camera reads: **{esc(seen)}**")
+        head = f"Camera reads: **{esc(seen)}**"
     else:
-        said.markdown(f"Camera is unsure. Best guess: **{esc(seen)}**")
+        head = f"Camera is unsure. Best guess: **{esc(seen)}**"
+    earlier = f"<span class='cr-earlier'>{esc(EARLIER_PHOTO.format(name=photo_name))}</span>" if photo_name else ""
+    said.markdown(earlier + head, unsafe_allow_html=True)
     if put_in:
         notes.append("these are the cards revealed below: check them, then apply the verdict")
     for note in notes:
@@ -1878,6 +1887,15 @@ def reading_shown(where, reading: camera.Reading, annotated, claimed: int | None
     if reading.ranks and not put_in:
         button(said, "Use this reading" if reading.sure else "Use the best guess", key="use_still", on_click=use_reading,
                args=(reading.ranks,), type="primary" if reading.sure and not differs else "secondary")
+
+
+#: Over a photo's reading where the file chosen after that photo was refused, which only the browser knows: a type the
+#: uploader does not take, a file over its size limit, or an upload that could not begin. The browser lists that file
+#: after the photo, with its reason, and sends the app nothing, which went on showing the photo's reading as if it were
+#: the new file's; the CSS shows these words there (an upload that failed as it went empties the uploader instead,
+#: and the reading goes).
+EARLIER_PHOTO = ("This is the reading of the earlier photo, {name}: the file chosen after it was refused (the reason "
+                 "shows by its name). Upload another photo, or tap the cards in below.")
 
 
 @st.cache_resource(max_entries=2, on_release=lambda cam: cam.close())

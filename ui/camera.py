@@ -46,9 +46,9 @@ SILENT_AFTER = 3.0
 #: cannot start is said to send nothing after this.
 STARTING_FOR = 15.0
 #: The picture files the photo upload takes: every format the reader decodes (OpenCV, its header checked by Pillow).
-#: A file the browser refuses never reaches the app, which goes on showing the last photo's reading, so the list is
-#: no narrower than the reader. JPEG comes first and HEIC is left out: Safari on a Mac then hands an iPhone's HEIC
-#: photo over as JPEG, converted to the first type it can make.
+#: A file the browser refuses never reaches the app, whose reading beside it is then only said to be the earlier
+#: photo's (app.EARLIER_PHOTO), so the list is no narrower than the reader. JPEG comes first and HEIC is left out:
+#: Safari on a Mac then hands an iPhone's HEIC photo over as JPEG, converted to the first type it can make.
 PHOTO_TYPES = ("jpg", "jpeg", "png", "webp", "avif", "bmp", "tif", "tiff", "gif")
 #: Made once as this server starts, for :func:`photo_key`.
 SERVER_RUN = os.urandom(4).hex()

@@ -209,3 +209,23 @@ def test_a_photo_put_in_again_in_a_new_call_after_a_cancel(db, monkeypatch):
     give(at, "upload", "kings.png", plain(64))
     assert SqliteStore(db).open_call(1).revealed == kings
     assert not any(b.key == "use_still" for b in at.button)
+
+
+def test_a_reading_is_said_to_be_the_earlier_photos_where_the_uploader_refuses_the_next_file(db, monkeypatch):
+    """A file the uploader refuses (a type it does not take, a file over its size limit) never reaches the app: the
+    browser lists it after the photo, with its reason, and sends nothing, and the reading beside it was taken for the
+    new file's. The reading names its photo in words that the page's CSS shows only where the uploader's newest file
+    is marked refused (checked in a browser: tests/e2e). A photo removed, or an upload that failed as it went, empties
+    the uploader: the app gets None, and the reading goes."""
+    read_as(monkeypatch, {64: camera.Reading(ranks=(Rank.KING, Rank.KING), sure=True)})
+    at = called(db, monkeypatch, "upload", 2)
+    give(at, "upload", "kings.png", plain(64))
+    note = [m.value for m in at.markdown if "class='cr-earlier'" in m.value]
+    assert len(note) == 1 and "This is the reading of the earlier photo, kings.png: the file chosen after it was refused" \
+        in note[0] and "Camera reads: **K K**" in note[0], note
+    css = " ".join(h.proto.body for h in at.get("html"))
+    assert ".cr-earlier {display: none;}" in css
+    assert '> :last-child [aria-invalid="true"]) .cr-earlier {\n  display: block;' in css, "shown where refused"
+    uploader(at).set_value(None).run()
+    assert "Camera reads" not in text(at) and "earlier photo" not in text(at)
+    assert "What the camera reads in the photo shows here." in text(at)

@@ -1155,6 +1155,14 @@ def restarts(work: Path) -> dict:
         run.page.wait_for_function(listed, timeout=10_000)
         run.settle()
         result["photo read"] = run.page.locator(".st-key-still_seen").first.inner_text()
+        # a file the uploader refuses (a type it does not take): the browser lists it after the photo, with its reason,
+        # and tells the app nothing; the reading beside it is said to be the earlier photo's (innerText: shown only)
+        refused = work / "notes.txt"
+        refused.write_text("not a photo")
+        run.page.locator(".st-key-still_row input[type=file]").first.set_input_files(str(refused))
+        run.page.locator(".st-key-still_row [data-testid='stFileChip'][aria-invalid='true']").first.wait_for(
+            timeout=10_000)
+        result["photo read, the next file refused"] = run.page.locator(".st-key-still_seen").first.inner_text()
         run.crash()
         run.serve()
         run.page.locator(".st-key-still_seen").get_by_text("What the camera reads in the photo shows here.").wait_for(

@@ -312,6 +312,9 @@ def test_a_server_restart_under_an_open_page_is_explained_and_loses_no_tap(tmp_p
     assert "Revealed: 3" in result["revealed_after_restart"], result
     # ... nor lists a photo the new server never got (the uploader showed its file, with no reading beside it)
     assert "What the camera reads in the photo shows here." not in result["photo read"], result
+    # ... whose reading is said to be of that photo once a file chosen after it is refused (only the browser knows)
+    assert "earlier photo" not in result["photo read"], result
+    assert "the earlier photo, synth_00.jpg" in result["photo read, the next file refused"], result
     assert "synth_00.jpg" not in result["photo row after a restart"], result
 
 
