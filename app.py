@@ -687,6 +687,7 @@ def sidebar(store: SqliteStore, sittings, chosen) -> None:
                           value=from_address("server_camera", default_server), key="server_camera",
                           help="0 is the first camera plugged into this machine; /dev/video2 names one; an address (http://...) reads a phone or network camera on this network; a video file plays in a loop")
             keep_in_address("server_camera", default_server)
+        name_server_camera(str(st.session_state.get("server_camera", "0")) if source == "server" else None)
         if source != "live":
             st.query_params.pop(ADDRESS_KEYS["live_on"], None)  # the browser's camera is not drawn: nothing to start
         problem = camera.reader_problem()
@@ -1916,19 +1917,37 @@ def _server_camera(source: str) -> camera.ServerCamera | None:
         return None
 
 
+def name_server_camera(source: str | None) -> None:
+    """Note the camera on the server this window reads (None: none), and close the one it read before: the table
+    naming another (a file's path typed in place of another) left the first open, its file read on for good, and
+    through the reader at every frame where a call had been read from it, beside the new one and sharing its reader.
+    A window that still names the camera closed opens it again at its next drawing (:func:`server_camera_view`)."""
+    before = st.session_state.get("_server_named")
+    if before is not None and before != source:
+        _opened_server_camera.clear(before)  # released: closed (its thread stops, the file or device is let go)
+    st.session_state["_server_named"] = source
+
+
+def cannot_open(source: str) -> None:
+    st.error(f"The server cannot open the camera {source!r}: plug it in, or give another number, device or address.")
+
+
 def server_camera_view() -> None:
     """The server's camera picture with the reader's boxes, refreshed a few times a second."""
     source = str(st.session_state.get("server_camera", "0"))
-    cam = _server_camera(source)
     with st.container(border=True):
         st.markdown("**Camera on the server**")
-        if cam is None:
-            st.error(f"The server cannot open the camera {source!r}: plug it in, or give another number, device or address.")
+        if _server_camera(source) is None:
+            cannot_open(source)
             return
         st.caption("Place the camera above the middle of the table; turn the called cards face up in view.")
 
         @st.fragment(run_every=0.5)
         def picture() -> None:
+            cam = _server_camera(source)  # asked for at each drawing: another window may have closed it
+            if cam is None:
+                cannot_open(source)
+                return
             image = cam.frame()
             silent = cam.silent_for()
             if cam.feed.problem:

@@ -301,7 +301,8 @@ def test_a_reading_of_one_call_never_decides_a_later_one(db, monkeypatch):
     at.radio(key="camera_source").set_value("server").run()
     at.run()
     assert len(_calls(db)) == 1, "the first call's cards decided the second"
-    assert feed.armed and feed.current().ranks == ()
+    now = FeedCamera.made[-1].feed  # the camera switched off was closed (name_server_camera), and is opened again
+    assert now is not feed and now.armed and now.current().ranks == ()
 
 
 def test_two_windows_calling_at_once_read_the_first_call_once(db, monkeypatch):
@@ -754,3 +755,31 @@ assert cam.feed.frames_read >= 5, "the camera read no frame"
     for _ in range(3):  # the abort came at some stops, not all
         done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
         assert done.returncode == 0 and not done.stderr.strip(), (done.returncode, done.stderr[-2000:])
+
+
+def _reading(path: Path) -> bool:
+    """Whether a server camera's thread reads the file at ``path``."""
+    return any(t.name == f"server-camera-{path}" for t in threading.enumerate())
+
+
+def test_a_server_camera_named_in_place_of_another_closes_the_first(db, monkeypatch, tmp_path, cards_video):
+    """A file's path typed in place of another's: the first file was read on for good beside the new one (the server
+    kept both cameras open), through the reader at every frame where a call had been read from it. It is closed once
+    the window names another camera, or none; a window still naming it opens it again."""
+    first, second = tmp_path / "first.avi", tmp_path / "second.avi"
+    first.write_bytes(cards_video.read_bytes())
+    second.write_bytes(cards_video.read_bytes())
+    monkeypatch.setenv("CHEAT_REFEREE_CAMERA", "server")
+    monkeypatch.setenv("CHEAT_REFEREE_SERVER_CAMERA", str(first))
+    at = deal(open_app(), "Sam", "Maya")
+    click(at, "play_2")
+    click(at, "cheat_Maya")
+    beside = open_app()  # another window on the first camera
+    assert _reading(first)
+    at.text_input(key="server_camera").set_value(str(second)).run()
+    assert not _reading(first) and _reading(second)
+    beside.run()
+    assert _reading(first), "opened again for the window that still names it"
+    beside.radio(key="camera_source").set_value("none").run()
+    assert not _reading(first) and _reading(second)
+
