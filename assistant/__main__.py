@@ -216,6 +216,8 @@ def _seated(lines: Iterable[bytes]) -> Sitting:
 
 
 def _checked(numbered: Iterable[tuple[int, Event]]) -> Iterator[tuple[int, Event]]:
+    """The transcript's numbered events as they come, refused at the first that names a player the setup could not
+    seat: before that line is applied, so the error names it as the rules' own errors name theirs."""
     for number, event in numbered:
         if fault := unseatable(event):
             raise TranscriptError(number, fault)
