@@ -618,6 +618,7 @@ def current_sitting(store: SqliteStore):
     if wanted is not None:
         chosen = next((s for s in sittings if str(s.id) == str(wanted)), None)
         if chosen is None:
+            forget_setup()  # made for that sitting, and dated by its deals (forget_setup_made_before_a_deal)
             # a page left open on a database that has since gone (deleted, moved, another setting): say so, not
             # only show another sitting or an empty start
             flash("warning", f"The sitting this page showed (number {wanted}) is not in the database {store.path}"
@@ -791,13 +792,42 @@ def forget_setup_made_before_a_deal(referee: Referee, sitting_key: str) -> None:
     in this window or another: that deal took its seats and rules from a setup, and the next setup, and the match
     table's buttons and scoring, offer what the sitting offers now. A window's seats and rules outlived another
     window's deal: its match table named a game before's players, and its setup offered the choices made before.
-    Done once a run, before any screen reads the setup; a session's first run (a reload) keeps what its address
-    kept."""
+    Done once a run, before any screen reads the setup. A session's first run (a reload, a server's restart, a page
+    reopened from the browser's history) has no last run: it goes by the deal its address says the setup there was
+    made after (:func:`date_setup_in_address`), and a page closed before a deal restored the seats and rules chosen
+    before it. An address with a setup and no deal named was written before the deal was kept beside it: its setup is
+    kept, as it was then, since a reload in the middle of a setup is what the address is there for, and a deal made
+    while the page was closed the rarer case; the run puts the deal beside it for the next."""
     ss = st.session_state
     since = (sitting_key, referee.sitting.last_deal_at)
-    if ss.get("_setup_since", since) != since:
+    if "_setup_since" in ss:
+        dealt_since = ss["_setup_since"] != since
+    else:  # the deal kept in the address, of the sitting it names (a setup for a sitting gone: current_sitting)
+        kept = st.query_params.get(SETUP_SINCE)
+        dealt_since = kept is not None and kept != _spelt_deal(since[1])
+    if dealt_since:
         forget_setup()
     ss["_setup_since"] = since
+
+
+#: The deal a setup kept in the page's address was made after, by its name there (:func:`date_setup_in_address`).
+SETUP_SINCE = "since"
+
+
+def _spelt_deal(at: int | None) -> str:
+    """Where the sitting's last deal was recorded (:attr:`Sitting.last_deal_at`), as the address writes it."""
+    return "none" if at is None else str(at)
+
+
+def date_setup_in_address() -> None:
+    """Beside a setup in the page's address, the deal it was made after (where the sitting's last deal was when this
+    run started), so that a page opened again from it knows whether a deal has been made since
+    (:func:`forget_setup_made_before_a_deal`); dropped with the setup. Done at the end of a run, after each screen has
+    put its choices there: the setup screen and the match table's scoring both do."""
+    if any(name in st.query_params for name in ("seat", "dealer", *RULE_ADDRESS.values())):
+        st.query_params[SETUP_SINCE] = _spelt_deal(st.session_state["_setup_since"][1])
+    else:
+        st.query_params.pop(SETUP_SINCE, None)
 
 
 # --- setup --------------------------------------------------------------------------------------
@@ -866,6 +896,7 @@ def kept_choice(widget, label: str, options: list, key: str, default, name: str 
 def forget_setup_in_address() -> None:
     st.query_params.pop("seat", None)
     st.query_params.pop("dealer", None)
+    st.query_params.pop(SETUP_SINCE, None)
     for name in RULE_ADDRESS.values():
         st.query_params.pop(name, None)
 
@@ -2910,6 +2941,7 @@ def main() -> None:
                 server_camera_view()
     else:
         screen(referee, view)
+    date_setup_in_address()
     remember_standing(referee)
     watch_other_tabs(referee, sittings_listed(sittings))
     arrive(view, len(referee.sitting.log))

@@ -1739,6 +1739,46 @@ def test_rules_chosen_before_another_windows_deal_are_not_offered_after_it(db):
     assert game.dealer == offered
 
 
+def test_a_setup_in_the_address_of_a_page_closed_before_a_deal_is_not_restored_after_it(db):
+    """A page's setup, kept in its address, came back with the page after a deal had been made while it was closed
+    (reopened from the browser's history, reloaded after the laptop slept, or its server restarted): a session's first
+    run had no last run to tell the deal by, and the seats and rules chosen before the deal were offered again. The
+    address now names the deal the setup was made after; a reload with no deal since keeps the setup, and an address
+    written before that was kept there keeps its setup too."""
+    at = deal(open_app(), "Ann", "Ben", "Cat")
+    at.segmented_control[0].set_value("Match table").run()
+    click(at, "winner_Ann")
+    at.segmented_control[0].set_value("Setup").run()
+    click(at, "remove_2")  # Cat leaves, Dev sits down
+    add_players(at, "Dev")
+    at.toggle(key="rule_jokers").set_value(True).run()
+    at.radio(key="rule_decks").set_value(2).run()
+    closed = dict(at.query_params.items())
+    kept = reloaded(at)  # no deal since: the setup stays
+    assert kept.session_state["seats"] == ["Ann", "Ben", "Dev"] and kept.toggle(key="rule_jokers").value is True
+    assert kept.radio(key="rule_decks").value == 2
+    other = open_app()
+    other.segmented_control[0].set_value("Setup").run()
+    other.selectbox(key="rule_order").set_value(Order.DOWN).run()
+    click(other, "deal")  # Ann, Ben, Cat, one deck, ranks down
+    for again in (open_app(closed), restarted(at)):
+        assert again.session_state["seats"] == ["Ann", "Ben", "Cat"]
+        assert again.toggle(key="rule_jokers").value is False and again.radio(key="rule_decks").value == 1
+        assert again.selectbox(key="rule_order").value is Order.DOWN
+        assert not {"seat", "jokers", "decks", "since"} & set(again.query_params.keys())
+    old = open_app({name: value for name, value in closed.items() if name != "since"})
+    assert old.session_state["seats"] == ["Ann", "Ben", "Dev"] and "since" in old.query_params
+
+
+def test_a_setup_in_the_address_of_a_sitting_that_has_gone_is_not_offered_in_another(db):
+    """The address's setup and the deal it names are its sitting's: a page whose sitting is not in the database shows
+    another, and offered it the seats chosen for the one gone."""
+    deal(open_app(), "Ann", "Ben")
+    gone = open_app({"sitting": "7", "screen": "Setup", "seat": ["Zed", "Yan"], "decks": "2", "since": "none"})
+    assert gone.session_state["seats"] == ["Ann", "Ben"] and gone.radio(key="rule_decks").value == 1
+    assert not {"seat", "decks", "since"} & set(gone.query_params.keys())
+
+
 def test_a_window_that_only_watches_is_told_what_another_window_took_back(db):
     """A second window's Undo changed the first window's screen without a word: the play vanished, and a screen
     reader kept reading the old turn. Its plays need no words (the page shows them); its undos are said, once."""
