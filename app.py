@@ -1948,15 +1948,49 @@ def _server_camera(source: str) -> camera.ServerCamera | None:
         return None
 
 
+#: How long a window's word that it reads a camera on the server holds (:func:`_server_camera_readers`): its picture
+#: says so again twice a second; a window that has gone (closed, or its tab asleep) no longer keeps a camera open
+#: once this much time has passed (one named in place of it within that time stays open, as all did before).
+NAMED_FOR = 10.0
+
+
+@st.cache_resource
+def _server_camera_readers() -> dict[str, tuple[str, float]]:
+    """The camera on the server each window reads, by the window's token, and when it last said so: shared by every
+    session, as the cameras are."""
+    return {}
+
+
+def read_server_camera(source: str | None) -> None:
+    """This window reads ``source`` (None: no camera on the server), said for :func:`name_server_camera`."""
+    readers, me = _server_camera_readers(), st.session_state.setdefault("_page_token", uuid.uuid4().hex[:8])
+    if source is None:
+        readers.pop(me, None)
+    else:
+        readers[me] = (source, time.monotonic())
+
+
 def name_server_camera(source: str | None) -> None:
-    """Note the camera on the server this window reads (None: none), and close the one it read before: the table
-    naming another (a file's path typed in place of another) left the first open, its file read on for good, and
-    through the reader at every frame where a call had been read from it, beside the new one and sharing its reader.
-    A window that still names the camera closed opens it again at its next drawing (:func:`server_camera_view`)."""
+    """Note the camera on the server this window reads (None: none), and close the one it read before where no other
+    window reads it (:data:`NAMED_FOR`): the table naming another (a file's path typed in place of another) left the
+    first open, its file read on for good, and through the reader at every frame where a call had been read from it,
+    beside the new one and sharing its reader. Closed under another window that reads it, the camera lost what that
+    window had read of its call, and was let go and opened again (a file played from its start). A window whose word
+    has lapsed opens it again at its next drawing (:func:`server_camera_view`)."""
     before = st.session_state.get("_server_named")
-    if before is not None and before != source:
+    read_server_camera(source)
+    if before is not None and before != source and not _read_elsewhere(before):
         _opened_server_camera.clear(before)  # released: closed (its thread stops, the file or device is let go)
     st.session_state["_server_named"] = source
+
+
+def _read_elsewhere(source: str) -> bool:
+    """Whether another window has said within :data:`NAMED_FOR` that it reads ``source``; windows gone are forgotten."""
+    readers, me, now = _server_camera_readers(), st.session_state.get("_page_token"), time.monotonic()
+    for window, (named, at) in list(readers.items()):
+        if now - at > NAMED_FOR:
+            readers.pop(window, None)
+    return any(named == source and window != me for window, (named, _) in list(readers.items()))
 
 
 def cannot_open(source: str) -> None:
@@ -1975,6 +2009,7 @@ def server_camera_view() -> None:
 
         @st.fragment(run_every=0.5)
         def picture() -> None:
+            read_server_camera(source)  # said again at each drawing, so that another window leaves it open
             cam = _server_camera(source)  # asked for at each drawing: another window may have closed it
             if cam is None:
                 cannot_open(source)

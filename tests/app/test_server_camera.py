@@ -765,7 +765,7 @@ def _reading(path: Path) -> bool:
 def test_a_server_camera_named_in_place_of_another_closes_the_first(db, monkeypatch, tmp_path, cards_video):
     """A file's path typed in place of another's: the first file was read on for good beside the new one (the server
     kept both cameras open), through the reader at every frame where a call had been read from it. It is closed once
-    the window names another camera, or none; a window still naming it opens it again."""
+    the window names another camera, or none, where no other window reads it (the next test)."""
     first, second = tmp_path / "first.avi", tmp_path / "second.avi"
     first.write_bytes(cards_video.read_bytes())
     second.write_bytes(cards_video.read_bytes())
@@ -774,12 +774,31 @@ def test_a_server_camera_named_in_place_of_another_closes_the_first(db, monkeypa
     at = deal(open_app(), "Sam", "Maya")
     click(at, "play_2")
     click(at, "cheat_Maya")
-    beside = open_app()  # another window on the first camera
     assert _reading(first)
     at.text_input(key="server_camera").set_value(str(second)).run()
     assert not _reading(first) and _reading(second)
-    beside.run()
-    assert _reading(first), "opened again for the window that still names it"
-    beside.radio(key="camera_source").set_value("none").run()
-    assert not _reading(first) and _reading(second)
+    at.radio(key="camera_source").set_value("none").run()
+    assert not _reading(first) and not _reading(second)
 
+
+
+def test_a_camera_another_window_reads_is_left_open_when_one_window_names_another(db, monkeypatch, tmp_path,
+                                                                                   cards_video):
+    """Two windows read the same camera on the server, and one names another (or turns to another source): the camera
+    was closed under the other window, which lost what it had read of its call and opened the camera again (a device
+    let go and taken again, a file played from its start). It stays open while another window names it, and closes
+    once none does."""
+    first, second = tmp_path / "first.avi", tmp_path / "second.avi"
+    first.write_bytes(cards_video.read_bytes())
+    second.write_bytes(cards_video.read_bytes())
+    monkeypatch.setenv("CHEAT_REFEREE_CAMERA", "server")
+    monkeypatch.setenv("CHEAT_REFEREE_SERVER_CAMERA", str(first))
+    at = deal(open_app(), "Sam", "Maya")
+    beside = open_app()  # another window on the first camera
+    reading = [t for t in threading.enumerate() if t.name == f"server-camera-{first}"]
+    at.text_input(key="server_camera").set_value(str(second)).run()
+    assert _reading(first) and _reading(second), "the first camera, which the other window reads, is left open"
+    beside.run()
+    assert [t for t in threading.enumerate() if t.name == f"server-camera-{first}"] == reading, "not opened again"
+    beside.radio(key="camera_source").set_value("none").run()
+    assert not _reading(first) and _reading(second), "closed once no window names it"
