@@ -1857,8 +1857,8 @@ def photo_read(data: bytes) -> tuple[str, str, tuple[camera.Reading, object] | N
     digest = hashlib.sha256(data).hexdigest()
     kept = st.session_state.get("_photo")
     if kept is None or kept[0] != digest:
-        image, why = camera.decode(data)
-        kept = (digest, why, None if image is None else camera.read_still(image))
+        image, said = camera.decode(data)  # why not, where it is no picture; else what to tell of it
+        kept = (digest, said, None if image is None else camera.read_still(image, said))
         st.session_state["_photo"] = kept
     return kept
 

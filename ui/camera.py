@@ -476,9 +476,10 @@ def _cards(guess: tuple[Rank | None, ...]) -> tuple[str, ...]:
     return tuple(sorted("?" if rank is None else rank.value for rank in guess))
 
 
-def read_still(image_bgr: np.ndarray) -> tuple[Reading, np.ndarray]:
+def read_still(image_bgr: np.ndarray, told: str = "") -> tuple[Reading, np.ndarray]:
     """One picture (a snapshot or an uploaded photo): its reading, never steady on its own. A picture the
-    reader refuses (too small, too narrow) gets its reason as the note, not an error page."""
+    reader refuses (too small, too narrow) gets its reason as the note, not an error page; ``told``, what its
+    decoding said of the file (:func:`decode`), is added to the note."""
     reader = load_reader()
     if reader is None:
         return Reading(note="the card reader is not available: enter the cards by hand"), image_bgr
@@ -492,18 +493,20 @@ def read_still(image_bgr: np.ndarray) -> tuple[Reading, np.ndarray]:
         note = "no cards found in the picture"
     elif detections.abstain:
         note = _why(detections)
+    note = "; ".join(said for said in (note, told) if said)
     return Reading(ranks, not detections.abstain and bool(ranks), False, 1, note, time.monotonic()), reader.draw(image_bgr, detections)
 
 
 def decode(data: bytes) -> tuple[np.ndarray | None, str]:
     """An uploaded or snapped picture, decoded as the reader decodes a file (``vision.reader.decode_picture``:
-    upright by its EXIF, and one too large refused by its header before it fills the memory); else None and why
-    not, in words."""
+    upright by its EXIF, and one too large refused by its header before it fills the memory), and what to tell of it
+    ("" mostly; an animated GIF is read at its first picture); else None and why not, in words."""
     reader = load_reader()
     if reader is None:
         return None, f"the card reader is not available ({reader_problem()})"
+    notes: list[str] = []
     try:
-        return reader.module.decode_picture(data), ""
+        return reader.module.decode_picture(data, notes), "; ".join(notes)
     except reader.module.ImageError as error:
         return None, str(error)
 

@@ -3,8 +3,9 @@
 For each image, in the order given: with ``--json`` one JSON object per line,
 ``{"image", "cards": [{"rank", "suit", "confidence", "box"}], "count", "abstain"}``, with ``"reasons"`` (why, in
 words, as the summary gives them) where it abstains; a file that cannot be
-read gets ``{"image": path, "error": "why"}`` and the others are still read; the exit status is 1 at the
-end if any failed. Without ``--json`` a readable summary per image. ``--show OUT.png`` draws the boxes and
+read gets ``{"image": path, "error": "why"}`` and the others are still read; ``"notes"`` says what else to know of a
+file read (an animated GIF: only its first picture is read), in the summary after it in brackets; the exit status is 1
+at the end if any failed. Without ``--json`` a readable summary per image. ``--show OUT.png`` draws the boxes and
 ranks onto the picture (with several images: OUT-1.png, OUT-2.png, ... in order, each said as it is written);
 a folder that does not exist or cannot be written to, a suffix OpenCV cannot write, or a drawing that would
 replace one of the images read is refused (exit 2) before any image is read.
@@ -116,8 +117,9 @@ def cmd_read(a) -> int:
         return 2
     failed = 0
     for i, path in enumerate(a.images):
+        notes: list[str] = []
         try:
-            img = load_image(path)
+            img = load_image(path, notes)
             det = reader.read(img)
         except (ImageError, OSError, cv2.error) as e:
             failed += 1
@@ -128,9 +130,10 @@ def cmd_read(a) -> int:
                 print(f"{_said(path)}: ERROR {why}", flush=True)
             continue
         if a.json:
-            print(json.dumps(det.to_json(_as_text(path), reasons=bool(det.abstain))), flush=True)
+            print(json.dumps(det.to_json(_as_text(path), reasons=bool(det.abstain)) | ({"notes": notes} if notes else {})),
+                  flush=True)
         else:
-            print(f"{_said(path)}: {det.summary()}", flush=True)
+            print(f"{_said(path)}: {det.summary()}" + "".join(f"  ({note})" for note in notes), flush=True)
         if a.show:
             out = _show_path(Path(a.show), i, len(a.images))
             problem = _write_drawing(out, draw(img, det))

@@ -220,16 +220,17 @@ def letterbox(img: np.ndarray, size: int, fit: bool = False) -> tuple[np.ndarray
 MAX_ASPECT = 16
 
 
-def load_image(image) -> np.ndarray:
-    """A BGR uint8 image from a path or an array; :class:`ImageError` says what is wrong otherwise."""
+def load_image(image, notes: list[str] | None = None) -> np.ndarray:
+    """A BGR uint8 image from a path, encoded bytes or an array; :class:`ImageError` says what is wrong otherwise.
+    ``notes``: see :func:`decode_picture`."""
     if isinstance(image, (str, os.PathLike)):
         if not os.fspath(image):  # Path("") is ".", and was said to be a folder
             raise ImageError("no image named: the path given is empty")
-        image = _read_file(Path(image))
+        image = _read_file(Path(image), notes)
     if isinstance(image, (bytes, bytearray)):
         if not image:
             raise ImageError("empty image data (0 bytes)")
-        image = decode_picture(bytes(image))
+        image = decode_picture(bytes(image), notes)
     if not isinstance(image, np.ndarray):
         raise ImageError(f"expected an image path or a numpy BGR array, got {type(image).__name__}")
     if image.size == 0:
@@ -255,7 +256,7 @@ def load_image(image) -> np.ndarray:
     return np.ascontiguousarray(image)
 
 
-def _read_file(p: Path) -> np.ndarray:
+def _read_file(p: Path, notes: list[str] | None = None) -> np.ndarray:
     """The picture in a file, or :class:`ImageError` saying why there is none (a pipe or a device is refused
     before it is read: reading one could wait for ever). The header is read before the rest: a film or a disk
     image given by mistake is refused without being read whole. The message does not repeat the path, which the
@@ -274,14 +275,14 @@ def _read_file(p: Path) -> np.ndarray:
             size = os.fstat(file.fileno()).st_size
             if not size:
                 raise ImageError("empty file (0 bytes)")
-            refused = _header_problem(file, size)
+            refused = _header(file, size).problem
             if refused:
                 raise ImageError(refused)
             file.seek(0)
             data = file.read()
     except PermissionError:  # the file's, or a folder's on its way (pathlib's exists() raises it too)
         raise ImageError("not allowed to read it (the permissions of the file or of its folder)") from None
-    return decode_picture(data)
+    return decode_picture(data, notes)
 
 
 #: The most pixels a picture may have: a 200-megapixel phone camera's full photo (16320 x 12240) and no more.
@@ -296,12 +297,16 @@ MAX_BYTES_A_PIXEL = 64
 _HEIC = (b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"hevm", b"hevs")
 
 
-def decode_picture(data: bytes) -> np.ndarray:
-    """Encoded bytes (a JPEG, a PNG, ...) as a BGR picture, turned upright as its EXIF says; :class:`ImageError`
-    says why not. The header is read first, by Pillow: a picture of more than MAX_PIXELS is refused before it is
-    decoded, and so is a file whose header Pillow cannot read (OpenCV would decode some of those, a PNG with a damaged
-    text chunk among them, at any size)."""
-    refused = _header_problem(io.BytesIO(data), len(data)) or _png_damage(io.BytesIO(data), len(data))
+def decode_picture(data: bytes, notes: list[str] | None = None) -> np.ndarray:
+    """Encoded bytes (a JPEG, a PNG, ...) as a BGR picture, turned upright as its EXIF says, its transparent pixels
+    shown over a pale table (:func:`_over_a_pale_table`); :class:`ImageError` says why not. The header is read first,
+    by Pillow: a picture of more than MAX_PIXELS is refused before it is decoded, and so is a file whose header Pillow
+    cannot read (OpenCV would decode some of those, a PNG with a damaged text chunk among them, at any size).
+
+    OpenCV decodes the first picture of an animated GIF (or of a TIFF of several pages...) alone: ``notes``, where
+    given, gets a line saying so, for the caller to tell the user, who may have meant a later one."""
+    header = _header(io.BytesIO(data), len(data))
+    refused = header.problem or _png_damage(io.BytesIO(data), len(data))
     if refused:
         raise ImageError(refused)
     try:
@@ -313,7 +318,39 @@ def decode_picture(data: bytes) -> np.ndarray:
         raise ImageError(refused)
     if arr is None:
         raise ImageError(_unreadable(data[:32], data[-16:], len(data), header_read=True))
-    return arr
+    if header.several and notes is not None:
+        notes.append(f"{header.several}: only its first picture is read")
+    return _over_a_pale_table(data, arr) if header.transparent else arr
+
+
+#: The grey a picture's transparent pixels are read as: a plain pale table, as the detector saw under half its training
+#: scenes (``vision.synth.light_table``: grey 150 to 235), on which a white card's edge still shows.
+SEEN_THROUGH = 200
+
+
+def _over_a_pale_table(data: bytes, colour: np.ndarray) -> np.ndarray:
+    """``colour`` (OpenCV's decoding of ``data`` in colour, which drops the alpha channel) with the pixels ``data``
+    makes transparent shown over a plain pale table (``SEEN_THROUGH``). A card saved with a transparent surround (an
+    exported scan, a cut-out) keeps under it whatever colour its program left, black or noise, and that was read as
+    the picture. A picture opaque everywhere is ``colour`` itself.
+
+    OpenCV turns the colour upright as the EXIF says, but not the alpha it decodes beside it: the alpha is turned and
+    flipped as the colour was, by whichever of the eight ways makes the one the other (the unturned one, nearly
+    always, at the first try); a picture whose colour matches in none is ``colour``."""
+    whole, _ = _decoded_quietly(data, cv2.IMREAD_UNCHANGED)  # its libraries' lines were said at the first decoding
+    if whole is None or whole.ndim != 3 or whole.shape[2] != 4:
+        return colour
+    if whole.dtype == np.uint16:  # as OpenCV makes 16-bit colour 8-bit: its high byte
+        whole = (whole >> 8).astype(np.uint8)
+    for flipped in (whole, whole[:, ::-1]):
+        for quarter in range(4):
+            turned = np.rot90(flipped, quarter)
+            if turned.shape[:2] == colour.shape[:2] and np.array_equal(turned[:, :, :3], colour):
+                alpha = turned[:, :, 3:].astype(np.uint16)
+                if alpha.min() == 255:
+                    return colour
+                return ((colour * alpha + SEEN_THROUGH * (255 - alpha) + 127) // 255).astype(np.uint8)
+    return colour
 
 
 #: One picture decoded at a time while the terminal is kept from its libraries (``_decoded_quietly``): two threads
@@ -321,11 +358,11 @@ def decode_picture(data: bytes) -> np.ndarray:
 _TERMINAL_KEPT = threading.Lock()
 
 
-def _decoded_quietly(data: bytes) -> tuple[np.ndarray | None, str]:
-    """OpenCV's decoding of ``data``, and what was written to the process's standard error meanwhile (kept from the
-    terminal, and said again there where the image libraries did not write it: another thread's lines). libjpeg and
-    libpng write their complaints there themselves ("Corrupt JPEG data: premature end of data segment", "libpng error:
-    IDAT: incorrect data check") beside the reader's message, and no library here lets them be told not to: OpenCV
+def _decoded_quietly(data: bytes, flags: int = cv2.IMREAD_COLOR) -> tuple[np.ndarray | None, str]:
+    """OpenCV's decoding of ``data`` (with ``flags``), and what was written to the process's standard error meanwhile
+    (kept from the terminal, and said again there where the image libraries did not write it: another thread's lines).
+    libjpeg and libpng write their complaints there themselves ("Corrupt JPEG data: premature end of data segment",
+    "libpng error: IDAT: incorrect data check") beside the reader's message, and no library here lets them be told not to: OpenCV
     gives libjpeg and libpng their default handlers, and Pillow, which silences libjpeg, does not say that it
     complained. A JPEG has no checksum: what libjpeg says is the only word that part of one is missing. Keeping it
     costs 0.03 ms a picture (a 640 x 480 JPEG decodes in 6 ms, a 12-megapixel one in 100 ms). Where no scratch file
@@ -335,14 +372,14 @@ def _decoded_quietly(data: bytes) -> tuple[np.ndarray | None, str]:
     try:
         kept = tempfile.TemporaryFile()
     except OSError:
-        return cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR), ""
+        return cv2.imdecode(np.frombuffer(data, np.uint8), flags), ""
     with _TERMINAL_KEPT, kept:
         if sys.stderr is not None:
             sys.stderr.flush()
         terminal = os.dup(2)
         os.dup2(kept.fileno(), 2)
         try:
-            arr = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+            arr = cv2.imdecode(np.frombuffer(data, np.uint8), flags)
         finally:
             os.dup2(terminal, 2)
             os.close(terminal)
@@ -465,9 +502,28 @@ def _cut_short(head: bytes, tail: bytes, size: int, header_read: bool) -> str | 
     return None
 
 
-def _header_problem(source: BinaryIO, size: int) -> str | None:
-    """Why a picture is not to be decoded, read from its header alone (``source``, ``size`` bytes long): too large, far
-    longer than its pixels need, or no header Pillow can read; None where it may be."""
+@dataclass(frozen=True)
+class _Header:
+    """What a picture's header says before it is decoded: why it is not to be decoded (None where it may be), whether
+    it can hold transparent pixels, and what to tell of a picture of several (``_SEVERAL``) that is read at its first."""
+
+    problem: str | None
+    transparent: bool = False
+    several: str = ""
+
+
+#: How a picture of several frames or pages is named in the note that only its first is read, by Pillow's name of
+#: its format. Not an MPO: a phone's JPEG with a second picture (a depth map, a preview) inside, whose first is the
+#: photo.
+_SEVERAL = {"GIF": "an animated GIF", "PNG": "an animated PNG", "WEBP": "an animated WebP", "AVIF": "an animated AVIF",
+            "TIFF": "a TIFF of several pages"}
+
+
+def _header(source: BinaryIO, size: int) -> _Header:
+    """What ``source`` (``size`` bytes long) says of itself, read from its header alone: too large, far longer than its
+    pixels need, or no header Pillow can read is a problem; Pillow knows also whether it can hold transparent pixels
+    and whether it holds several pictures (counted without decoding them). A picture over Pillow's own bar (twice
+    its MAX_IMAGE_PIXELS) and under MAX_PIXELS is told of by its pixel count alone, and may be transparent."""
     from PIL import Image
 
     with warnings.catch_warnings():
@@ -475,24 +531,30 @@ def _header_problem(source: BinaryIO, size: int) -> str | None:
         try:
             with Image.open(source) as picture:
                 width, height = picture.size
+                # not a TIFF's: OpenCV gives its colour multiplied by its alpha where the file says how, and a
+                # second multiplication would darken its half-transparent edges
+                transparent = picture.has_transparency_data and picture.format != "TIFF"
+                several = _SEVERAL.get(picture.format or "", "")
+                several = several if several and getattr(picture, "n_frames", 1) > 1 else ""
             pixels, said = width * height, f"{width}x{height} pixels"
         except Image.DecompressionBombError as error:  # over twice Pillow's own bar; it gives the count alone
             found = re.search(r"\((\d+) pixels\)", str(error))
             pixels = int(found.group(1)) if found else MAX_PIXELS + 1
-            said = f"{pixels:,} pixels"
+            said, transparent, several = f"{pixels:,} pixels", True, ""  # unknown: its decoding looks for transparency
         except Exception:
             damaged = _png_damage(source, size)
             if damaged:
-                return damaged
+                return _Header(damaged)
             source.seek(0)
             head = source.read(32)
             source.seek(max(0, size - 16))
-            return _unreadable(head, source.read(16), size)
+            return _Header(_unreadable(head, source.read(16), size))
     if pixels > MAX_PIXELS:
-        return f"too large to read ({said}; at most {MAX_PIXELS // 1_000_000} million pixels)"
+        return _Header(f"too large to read ({said}; at most {MAX_PIXELS // 1_000_000} million pixels)")
     if size > MAX_BYTES_A_PIXEL * pixels + (64 << 20):
-        return f"far longer than a picture of {said} can be ({size:,} bytes): not a picture file, or a damaged one"
-    return None
+        return _Header(f"far longer than a picture of {said} can be ({size:,} bytes): not a picture file, or a "
+                       "damaged one")
+    return _Header(None, transparent, several)
 
 
 # ---------------------------------------------------------------- the one type

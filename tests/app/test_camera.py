@@ -64,6 +64,20 @@ def test_decode_refuses_what_is_not_a_picture_and_says_why():
     assert image.shape == (480, 640, 3) and why == ""
 
 
+def test_an_animated_gif_uploaded_is_read_at_its_first_picture_and_the_reading_says_so():
+    """The photo flow tells the table that only the first of an animated GIF's pictures was read."""
+    from PIL import Image
+
+    _reader_or_skip()
+    frames = [Image.fromarray(table()[:, :, ::-1]), Image.fromarray(np.zeros((480, 640, 3), np.uint8))]
+    buffer = io.BytesIO()
+    frames[0].save(buffer, "GIF", save_all=True, append_images=frames[1:])
+    image, said = camera.decode(buffer.getvalue())
+    assert image.shape == (480, 640, 3) and said == "an animated GIF: only its first picture is read"
+    reading, _ = camera.read_still(image, said)
+    assert reading.note.endswith("an animated GIF: only its first picture is read"), reading.note
+
+
 def test_decode_refuses_a_picture_too_large_by_its_header_before_decoding_it():
     """A 388 KB PNG of 20000 x 20000 pixels took 2.4 GB to decode: an upload is refused by the size it says."""
     from PIL import Image

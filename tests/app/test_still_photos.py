@@ -169,7 +169,7 @@ def read_as(monkeypatch, readings: dict[int, camera.Reading]) -> None:
     monkeypatch.setattr(camera, "load_reader", lambda: object())
     monkeypatch.setattr(camera, "decode",
                         lambda data: (cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR), ""))
-    monkeypatch.setattr(camera, "read_still", lambda image: (readings[image.shape[1]], image))
+    monkeypatch.setattr(camera, "read_still", lambda image, told="": (readings[image.shape[1]], image))
 
 
 def plain(width: int) -> bytes:

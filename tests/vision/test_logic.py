@@ -876,3 +876,83 @@ def test_an_index_is_cut_again_only_where_its_first_cut_is_read_unsurely():
     reader.more_cuts_below = 0.7  # the first index is cut again, at both other paddings; the second is not
     assert reader.classify(img, det).rank_probs[:, ace] == pytest.approx([share[0].mean(), share[1, 0]], abs=1e-3)
     assert fed == [2, 2]
+
+
+def _card_cut_out(under: str) -> tuple[np.ndarray, np.ndarray]:
+    """A card drawn on a transparent surround, as a BGRA picture whose colour under its fully transparent pixels is
+    ``under`` ("black" or "noise", as programs leave it), and the same card composited by hand over the pale table the
+    reader sees through transparent pixels (``reader.SEEN_THROUGH``; its rounded corners half transparent)."""
+    rng = np.random.default_rng(5)
+    card = np.zeros((240, 320, 4), np.uint8)
+    card[..., :3] = 0 if under == "black" else rng.integers(0, 256, (240, 320, 3), np.uint8)
+    face = np.zeros((240, 320), np.uint8)
+    cv2.rectangle(face, (90, 30), (230, 210), 255, -1, cv2.LINE_AA)
+    cv2.circle(face, (90, 30), 12, 128, -1, cv2.LINE_AA)  # a corner half seen through
+    card[face > 0, :3] = (245, 245, 245)
+    cv2.putText(card, "Q", (100, 70), cv2.FONT_HERSHEY_SIMPLEX, 1.2, (30, 30, 200, 255), 3)
+    card[..., 3] = face
+    alpha = face[..., None].astype(np.float64) / 255
+    by_hand = np.round(card[..., :3] * alpha + reader.SEEN_THROUGH * (1 - alpha)).astype(np.uint8)
+    return card, by_hand
+
+
+@pytest.mark.parametrize("under", ["black", "noise"])
+@pytest.mark.parametrize("kind", [".png", ".webp"])
+def test_a_card_saved_on_a_transparent_surround_is_read_over_a_pale_table_whatever_lies_under_it(tmp_path, under, kind):
+    """OpenCV's colour decoding drops the alpha channel: a card cut out on a transparent surround (an exported scan)
+    was read with the black, or the noise, its program left under the surround."""
+    card, by_hand = _card_cut_out(under)
+    ok, data = cv2.imencode(kind, card, [cv2.IMWRITE_WEBP_QUALITY, 101] if kind == ".webp" else [])
+    path = tmp_path / f"cut-out{kind}"
+    path.write_bytes(data.tobytes())
+    assert np.abs(load_image(data.tobytes()).astype(int) - by_hand).max() <= 1  # 1: rounded by hand once, not twice
+    assert np.array_equal(load_image(path), load_image(data.tobytes()))
+
+
+def test_a_cut_out_turned_by_its_exif_is_seen_through_where_its_turned_surround_lies():
+    """OpenCV turns the colour upright by the EXIF, and not the alpha it decodes beside it."""
+    from PIL import Image
+
+    card, by_hand = _card_cut_out("noise")
+    exif = Image.Exif()
+    exif[0x0112] = 6  # turned a quarter clockwise to be upright
+    buffer = io.BytesIO()
+    Image.fromarray(card[..., [2, 1, 0, 3]], "RGBA").save(buffer, "PNG", exif=exif.tobytes())
+    assert np.abs(load_image(buffer.getvalue()).astype(int) - np.rot90(by_hand, -1)).max() <= 1
+
+
+@pytest.mark.parametrize("alpha", ["an opaque alpha channel", "no alpha channel"])
+def test_an_opaque_picture_is_decoded_as_before(alpha):
+    """Only transparent pixels are seen through: a picture with an alpha channel opaque everywhere is decoded to the
+    very array OpenCV's colour decoding gives, as one without."""
+    picture = np.random.default_rng(6).integers(0, 256, (96, 128, 4 if alpha.startswith("an") else 3), np.uint8)
+    picture[..., 3:] = 255
+    ok, data = cv2.imencode(".png", picture)
+    assert np.array_equal(load_image(data.tobytes()), cv2.imdecode(data, cv2.IMREAD_COLOR))
+
+
+def _gif(frames: int) -> bytes:
+    from PIL import Image
+
+    rng = np.random.default_rng(7)
+    pictures = [Image.fromarray(rng.integers(0, 256, (64, 80, 3), np.uint8)) for _ in range(frames)]
+    buffer = io.BytesIO()
+    pictures[0].save(buffer, "GIF", save_all=True, append_images=pictures[1:])
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("given_as", ["file", "bytes"])
+def test_an_animated_gif_is_read_at_its_first_picture_and_said_to_be(tmp_path, given_as):
+    """OpenCV decodes an animated GIF's first picture alone, and nothing said so: the user may have meant a later one."""
+    path = tmp_path / "cards.gif"
+    path.write_bytes(_gif(2))
+    notes: list[str] = []
+    first = load_image(path if given_as == "file" else path.read_bytes(), notes)
+    assert np.array_equal(first, cv2.imdecode(np.frombuffer(_gif(2), np.uint8), cv2.IMREAD_COLOR))
+    assert notes == ["an animated GIF: only its first picture is read"]
+
+
+def test_a_gif_of_one_picture_is_read_with_nothing_to_say():
+    notes: list[str] = []
+    assert load_image(_gif(1), notes).shape == (64, 80, 3)
+    assert notes == []

@@ -481,3 +481,17 @@ def test_cli_says_in_a_line_when_its_output_cannot_be_written():
                        stderr=subprocess.PIPE, text=True, cwd=ROOT, preexec_fn=lambda: os.close(1))
     assert r.returncode == 2 and "the standard output is closed" in r.stderr
 
+
+
+def test_cli_says_an_animated_gif_is_read_at_its_first_picture_alone(tmp_path):
+    """The note beside the reading, in the summary and in the JSON (``"notes"``), and none for a still picture."""
+    from PIL import Image
+
+    scene = Image.open(DATA / CASES[0]["image"])
+    gif = tmp_path / "cards.gif"
+    scene.save(gif, save_all=True, append_images=[scene.transpose(Image.Transpose.ROTATE_180)])
+    r = _cli("--json", str(gif), str(DATA / CASES[0]["image"]))
+    assert r.returncode == 0, r.stderr
+    animated, still = (json.loads(x) for x in r.stdout.splitlines())
+    assert animated["notes"] == ["an animated GIF: only its first picture is read"] and "notes" not in still
+    assert _cli(str(gif)).stdout.rstrip().endswith("  (an animated GIF: only its first picture is read)")
