@@ -259,8 +259,9 @@ def load_image(image, notes: list[str] | None = None) -> np.ndarray:
 def _read_file(p: Path, notes: list[str] | None = None) -> np.ndarray:
     """The picture in a file, or :class:`ImageError` saying why there is none (a pipe or a device is refused
     before it is read: reading one could wait for ever). The header is read before the rest: a film or a disk
-    image given by mistake is refused without being read whole. The message does not repeat the path, which the
-    caller gave and prints beside it."""
+    image given by mistake is refused without being read whole, and the picture is decoded with what its header said:
+    Pillow reads the whole of every chunk before a PNG's pixels, and read them twice. The message does not repeat the
+    path, which the caller gave and prints beside it."""
     try:
         if not p.exists():
             if p.is_symlink():
@@ -275,14 +276,14 @@ def _read_file(p: Path, notes: list[str] | None = None) -> np.ndarray:
             size = os.fstat(file.fileno()).st_size
             if not size:
                 raise ImageError("empty file (0 bytes)")
-            refused = _header(file, size).problem
-            if refused:
-                raise ImageError(refused)
+            header = _header(file, size)
+            if header.problem:
+                raise ImageError(header.problem)
             file.seek(0)
-            data = file.read()
+            data = file.read(size)  # no more than the header's size bar let by
     except PermissionError:  # the file's, or a folder's on its way (pathlib's exists() raises it too)
         raise ImageError("not allowed to read it (the permissions of the file or of its folder)") from None
-    return decode_picture(data, notes)
+    return _picture(data, header, notes)
 
 
 #: The most pixels a picture may have: a 200-megapixel phone camera's full photo (16320 x 12240) and no more.
@@ -305,7 +306,12 @@ def decode_picture(data: bytes, notes: list[str] | None = None) -> np.ndarray:
 
     OpenCV decodes the first picture of an animated GIF (or of a TIFF of several pages...) alone: ``notes``, where
     given, gets a line saying so, for the caller to tell the user, who may have meant a later one."""
-    header = _header(io.BytesIO(data), len(data))
+    return _picture(data, _header(io.BytesIO(data), len(data)), notes)
+
+
+def _picture(data: bytes, header: _Header, notes: list[str] | None) -> np.ndarray:
+    """``data`` decoded as :func:`decode_picture` says, its ``header`` read already: :func:`_read_file` reads a file's
+    before the rest of it."""
     refused = header.problem or _png_damage(io.BytesIO(data), len(data))
     if refused:
         raise ImageError(refused)
@@ -466,6 +472,46 @@ def _png_damage(source: BinaryIO, size: int) -> str | None:
     return None
 
 
+#: The longest chunk OpenCV reads before a PNG's pixels, its 12-byte frame (length, type, checksum) counted: libpng's
+#: PNG_USER_CHUNK_MALLOC_MAX, to which OpenCV's own walk of those chunks (``read_chunk`` in its grfmt_png.cpp) holds
+#: every chunk but the ``_PNG_CHUNKS_OF_ANY_LENGTH``, and refuses the picture past it ("user chunk data is too large").
+#: Tried with this project's OpenCV 5.1.0 and libpng 1.6.59, a chunk put after the IHDR of a 32 x 32 PNG: one of
+#: 7,999,988 bytes of data decodes and one of 7,999,989 does not, alike for a private zzTx, zTXt, iTXt, iCCP, eXIf,
+#: sPLT, tIME, gAMA, pHYs, cHRM, sRGB, cICP, hIST, sBIT, oFFs, prVW and caNv; one of 9,000,000 with a wrong checksum
+#: is refused as one with a right one (OpenCV reads no further than its length).
+_PNG_CHUNK_MOST = 8_000_000
+#: The chunks OpenCV reads before the pixels at any length: a tEXt, tRNS or PLTE of 12,000,000 bytes and an fdAT (an
+#: animation's frame data) of 9,000,000 decode, libpng passing over the text with "out of memory" and the tRNS and PLTE
+#: with "too long". After the first IDAT OpenCV leaves every chunk to libpng, which decodes the picture beside a zzTx of
+#: 9,000,000 bytes.
+_PNG_CHUNKS_OF_ANY_LENGTH = (b"tEXt", b"tRNS", b"PLTE", b"fdAT")
+
+
+def _png_chunk_too_long(source: BinaryIO, size: int) -> str | None:
+    """Why OpenCV will not decode a PNG (``source``, ``size`` bytes long): a chunk before its pixels longer than it
+    reads there (``_PNG_CHUNK_MOST``); None where there is none, or it is no PNG. Walked by the chunks' lengths and types
+    alone, their data passed over, before Pillow reads the header: Pillow reads such a chunk whole and checks it, and a
+    700 MB private chunk in front of a 4000 x 3000 photo took it 2.1 to 2.8 s and 2 GB (the photo 8.3 s in all, read
+    twice) to end as "not a readable image". A chunk cut off by the file's end, or whose type is not four letters, ends
+    the walk: :func:`_cut_short` and :func:`_png_damage` tell of those."""
+    source.seek(0)
+    if source.read(len(_PNG)) != _PNG:
+        return None
+    at = len(_PNG)
+    while at + 12 <= size:
+        source.seek(at)
+        frame = source.read(8)
+        length, kind = int.from_bytes(frame[:4], "big"), frame[4:]
+        if kind in (b"IDAT", b"IEND") or not kind.isalpha() or at + 12 + length > size:
+            return None
+        if 12 + length > _PNG_CHUNK_MOST and kind not in _PNG_CHUNKS_OF_ANY_LENGTH:
+            return (f"a PNG with a {length:,}-byte {kind.decode('ascii')} chunk before its picture, which the reader "
+                    f"cannot decode (OpenCV's limit there is {_PNG_CHUNK_MOST - 12:,} bytes): save it again as a "
+                    "JPEG, or as a PNG without that chunk")
+        at += 12 + length
+    return None
+
+
 def _unreadable(head: bytes, tail: bytes, size: int, header_read: bool = False) -> str:
     """Why a file that is no picture OpenCV or Pillow opens cannot be read, from its first and last bytes and its size;
     ``header_read``: Pillow read its header (a picture of a kind it knows, which OpenCV could not decode)."""
@@ -521,11 +567,15 @@ _SEVERAL = {"GIF": "an animated GIF", "PNG": "an animated PNG", "WEBP": "an anim
 
 def _header(source: BinaryIO, size: int) -> _Header:
     """What ``source`` (``size`` bytes long) says of itself, read from its header alone: too large, far longer than its
-    pixels need, or no header Pillow can read is a problem; Pillow knows also whether it can hold transparent pixels
+    pixels need, a PNG chunk before the pixels too long for OpenCV (:func:`_png_chunk_too_long`, told before Pillow
+    reads it), or no header Pillow can read is a problem; Pillow knows also whether it can hold transparent pixels
     and whether it holds several pictures (counted without decoding them). A picture over Pillow's own bar (twice
     its MAX_IMAGE_PIXELS) and under MAX_PIXELS is told of by its pixel count alone, and may be transparent."""
     from PIL import Image
 
+    too_long = _png_chunk_too_long(source, size)
+    if too_long:
+        return _Header(too_long)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", Image.DecompressionBombWarning)
         try:
