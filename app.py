@@ -1848,7 +1848,8 @@ def still_reading(source: str, call: OpenCall) -> None:
     claimed = claim.count if claim is not None else None
     if photo_put_in(call, reading, claimed, digest):
         st.rerun()  # the page drawn again with the cards in, and the verdict they make above Apply
-    reading_shown(spot, reading, annotated, claimed, put_in=call.revealed == reading.ranks, photo_name=name)
+    reading_shown(spot, reading, annotated, claimed, put_in=camera.same_cards(call.revealed, reading.ranks),
+                  photo_name=name)
 
 
 def photo_read(data: bytes) -> tuple[str, str, tuple[camera.Reading, object] | None]:
@@ -1879,7 +1880,7 @@ def photo_put_in(call: OpenCall, reading: camera.Reading, claimed: int | None, d
     st.session_state["_photo_put"] = (token, last)
     if not (reading.sure and reading.ranks and len(reading.ranks) == claimed):
         return False
-    if call.revealed not in ((), last) or call.revealed == reading.ranks:
+    if call.revealed not in ((), last) or camera.same_cards(call.revealed, reading.ranks):
         return False
     if keep_call(dataclasses.replace(call, revealed=reading.ranks), replacing=call):
         st.session_state["_photo_put"] = (token, reading.ranks)

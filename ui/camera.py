@@ -68,6 +68,8 @@ log = logging.getLogger(__name__)
 class Reading:
     """What the camera says the revealed cards are, and whether the app may act on it alone."""
 
+    #: as the cards lie, left to right (``vision.reader.as_laid``): shown, and put in as the cards revealed, in this
+    #: order; compared with other cards whatever their order (:func:`same_cards`)
     ranks: tuple[Rank, ...] = ()
     sure: bool = False  # read from frames where the reader did not abstain
     steady: bool = False  # the same reading won the vote over the last frames
@@ -76,7 +78,7 @@ class Reading:
     at: float = 0.0  # time.monotonic() when this reading was made
     seen_before: bool = False  # these very ranks lay in view when the call was made
     #: where there are no ranks because the reader was unsure: its likeliest guess over the last unsure frames, None
-    #: for a card it could not read at all
+    #: for a card it could not read at all; left to right, as ``ranks``
     guess: tuple[Rank | None, ...] = ()
 
 
@@ -275,6 +277,12 @@ def _hand(ranks: Sequence[Rank]) -> tuple[Rank, ...]:
     return tuple(sorted(ranks, key=lambda r: r.value))
 
 
+def same_cards(ranks: Sequence[Rank], others: Sequence[Rank]) -> bool:
+    """Whether two lists of cards (a reading, the cards revealed) are the same cards, in whatever order: a reading
+    lists them as they lie, and the same cards read again, or tapped in, may come in another."""
+    return _hand(ranks) == _hand(others)
+
+
 def _why(detections: Any) -> str:
     """Why the reader abstained, in a few words for the table (the reader's own reasons are longer); its best guess
     is shown apart, where the table can take it."""
@@ -424,7 +432,7 @@ class LiveFeed:
                 self._seen(detections)
                 self.frames_read += 1
                 steady = self.stabiliser.update(detections)
-                ranks = _ranks(steady.ranks)
+                ranks = _ranks(steady.laid)
                 note, guess = "", ()
                 if ranks:
                     self.guesses = []  # read: what was guessed at is read now
@@ -463,7 +471,7 @@ def _likeliest(guesses: list[tuple[Rank | None, ...]], shown: tuple[Rank | None,
     """The guess made most often over the last unsure frames; among equals the one ``shown`` already, else the latest.
     The last frame's guess alone jumped between "7" and "K 7" twice a second under one pair of cards, and a tap on the
     camera's button took whichever showed. The same cards count as one guess whatever order the reader lists them in
-    (top to bottom: two cards side by side came as "K 7" and "7 K" by turns)."""
+    (left to right as they lie: two cards nearly one above the other come as "K 7" and "7 K" by turns)."""
     counts = Counter(_cards(guess) for guess in guesses)
     most = max(counts.values())
     if shown and counts[_cards(shown)] == most:

@@ -616,7 +616,8 @@ class Detections:
     ``xyxy`` (N, 4) pixel boxes; ``confidence`` (N,) in 0..1; ``rank`` and ``suit`` per row (None when
     unknown); ``rank_probs`` (N, 14) the rank probabilities; ``card`` (N,) the card each index belongs to
     (-1 before merging). A card-level result also has ``indices`` (the index-level rows it came from),
-    ``abstain`` and ``reasons``.
+    ``abstain`` and ``reasons``, and lists its cards as they lie, left to right (:func:`as_laid`): what is shown of
+    it reads as the table does. Two readings of the same cards are compared as multisets, never in this order.
     """
 
     level: str  # "index" or "card"
@@ -1114,9 +1115,9 @@ class CardReader:
             p_right = float(self.gate.run(None, {"features": evidence[None]})[0][0, 0])
             reasons = ([f"the reading is more likely wrong than right ({_percent(p_right, down=True)} likely right)"] + reasons
                        + _gate_doubts(evidence) if p_right < gate.ANSWER_AT else [])
-        order = np.lexsort((np.array([b[0] for b in rows_xyxy]), np.array([b[1] for b in rows_xyxy])))
+        order = as_laid(np.array(rows_xyxy, np.float32).reshape(k, 4))
         row_of = np.empty(k, np.int64)
-        row_of[order] = np.arange(k)  # the cards are listed top to bottom: each index names its card's row
+        row_of[order] = np.arange(k)  # the cards are listed as they lie: each index names its card's row
         out = Detections("card", np.array(rows_xyxy, np.float32)[order], np.array(rows_conf, np.float32)[order],
                          [rows_rank[i] for i in order], [rows_suit[i] for i in order],
                          np.array(rows_probs, np.float32)[order], np.arange(k, dtype=np.int64),
@@ -1137,6 +1138,17 @@ class CardReader:
         without the wider look (see ``WIDER_LOOK``)."""
         img = load_image(image)
         return self.merge(self.indices(img, wider=not video), img)
+
+
+def as_laid(xyxy: np.ndarray) -> np.ndarray:
+    """The order to list cards boxed at ``xyxy`` (N, 4) in: as they lie, left to right by each box's centre, and where
+    two centres line up one above the other, top to bottom. A player checks the cards on the screen against those on
+    the table by reading them left to right: "K 7 7" on the screen for cards lying 7, K, 7 had the table count twice.
+    One rule for every layout, with no threshold to tune: a reveal laid in a row or fanned reads as the table reads
+    it. By the centre: a card read by both corners is boxed across its face, and its centre is where the eye puts it
+    (its left edge would put a card turned on the table by its corner)."""
+    centre_x, centre_y = (xyxy[:, 0] + xyxy[:, 2]) / 2, (xyxy[:, 1] + xyxy[:, 3]) / 2
+    return np.lexsort((centre_y, centre_x))
 
 
 def _percent(p: float, down: bool = False) -> str:
@@ -1227,11 +1239,14 @@ def _pairings_disagree(rank_probs: np.ndarray, pairs: list[tuple[int, int]]) -> 
 
 @dataclass
 class SteadyReading:
-    ranks: tuple  # sorted rank values, e.g. ("10", "K", "K")
+    ranks: tuple  # sorted rank values, e.g. ("10", "K", "K"): the reading the vote counts, whatever its order
     count: int
     stable: bool
     votes: int
     frames: int
+    #: the same rank values as the latest frame that read them lists them, left to right as the cards lie
+    #: (:func:`as_laid`), e.g. ("K", "10", "K"): what to show the table
+    laid: tuple = ()
 
 
 class Stabiliser:
@@ -1240,13 +1255,18 @@ class Stabiliser:
     and the latest frame agrees with it.
 
     Why twice: a camera that flips between two readings (A, B, A, B, A) gives the first a majority but is not
-    sure of either; a single misread frame among steady ones (A, A, X, A) still lets A stand."""
+    sure of either; a single misread frame among steady ones (A, A, X, A) still lets A stand.
+
+    A multiset, not the order the frames list the cards in: two cards nearly one above the other swap places from one
+    frame to the next, and the vote must not split between them. The winner is shown in the order of the latest frame
+    that read it (``SteadyReading.laid``), as the cards lie now."""
 
     def __init__(self, window: int = 10, min_votes: int = 3):
         if window < 1 or not (1 <= min_votes <= window):
             raise ValueError("need window >= 1 and 1 <= min_votes <= window")
         self.window, self.min_votes = window, min_votes
         self.history: deque = deque(maxlen=window)
+        self.laid: deque = deque(maxlen=window)  # each of those frames' rank values as it lists them
 
     @staticmethod
     def key(det: Detections) -> tuple | None:
@@ -1256,13 +1276,15 @@ class Stabiliser:
 
     def update(self, det: Detections) -> SteadyReading:
         self.history.append(self.key(det))
+        self.laid.append(tuple(r.value for r in det.ranks))
         votes = Counter(k for k in self.history if k is not None)
         if not votes:
             return SteadyReading((), 0, False, 0, len(self.history))
         (best, n), *others = votes.most_common()
         runner_up = others[0][1] if others else 0
         stable = n >= self.min_votes and self.history[-1] == best and n >= 2 * runner_up and n > sum(votes.values()) - n
-        return SteadyReading(best, len(best), stable, n, len(self.history))
+        laid = next(laid for key, laid in zip(reversed(self.history), reversed(self.laid)) if key == best)
+        return SteadyReading(best, len(best), stable, n, len(self.history), laid)
 
 
 # ---------------------------------------------------------------- drawing

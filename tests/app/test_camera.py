@@ -413,6 +413,23 @@ def test_an_unsure_guess_is_counted_whatever_order_the_reader_lists_the_cards_in
     assert guesses == [(Rank.KING, Rank.SEVEN)] * 6, "the same two cards, in the order shown first"
 
 
+def test_the_live_reading_lists_the_cards_as_they_lie_and_counts_them_swapped_as_the_same_reading(monkeypatch):
+    """The camera's line listed a king lying left of a 7 as "7 K" (in rank order), and a player reading the table left
+    to right counted again. The reader's order is kept; two cards that swap places between frames (one nearly above
+    the other) are still one reading, which steadies, shown as the latest frame lists them."""
+    king_seven, seven_king = (Rank.KING, Rank.SEVEN), (Rank.SEVEN, Rank.KING)
+    frames = [king_seven, seven_king, king_seven, seven_king]
+    scripted_reader(monkeypatch, frames)
+    feed = camera.LiveFeed()
+    feed.arm("call 1")
+    readings = []
+    for _ in frames:
+        feed.process(table())
+        readings.append(feed.current())
+    assert readings[2].steady and readings[2].ranks == king_seven
+    assert readings[3].steady and readings[3].ranks == seven_king
+
+
 @pytest.mark.parametrize("was_on, playing, signalling, stopped", [
     (True, False, False, True),  # STOP pressed while it signalled its start (or played), or the start failed
     (False, False, False, False),  # off, or not started yet: a reloaded page has not pressed START

@@ -96,6 +96,35 @@ def test_a_photo_of_another_count_than_claimed_is_offered_not_put_in(db, monkeyp
     assert stored_state(db).state.game.last_call is None
 
 
+def test_a_photo_lists_the_cards_as_they_lie_left_to_right(db, monkeypatch):
+    """A player checks the screen against the table left to right. A 3 lying left of a 5 and higher, turned half round,
+    lies right of the 5 and still higher: it was shown "3 5" both ways (top to bottom), and the table counted again."""
+    if camera.load_reader() is None:
+        pytest.skip(f"the card reader is not available: {camera.reader_problem()}")
+    three_five = cv2.imread(str(DATA / "synth_21.jpg"))
+    ok, turned = cv2.imencode(".jpg", cv2.rotate(three_five, cv2.ROTATE_180), [cv2.IMWRITE_JPEG_QUALITY, 95])
+    assert ok
+    assert camera.read_still(three_five)[0].ranks == (Rank.THREE, Rank.FIVE)
+    at = called(db, monkeypatch, "upload", 2)
+    give(at, "upload", "turned.jpg", turned.tobytes())
+    assert "Camera reads: 5 3" in text(at).replace("*", "") and "Revealed: 5 3" in text(at)
+    assert SqliteStore(db).open_call(1).revealed == (Rank.FIVE, Rank.THREE), "put in as they lie"
+
+
+def test_a_photo_of_the_cards_tapped_in_lying_in_another_order_offers_nothing_more(db, monkeypatch):
+    """The table tapped in a king and a 7; the photo reads them as they lie, 7 then K. They are the cards revealed
+    already: no button offers to put them in again, in the photo's order, over the table's."""
+    read_as(monkeypatch, {64: camera.Reading(ranks=(Rank.SEVEN, Rank.KING), sure=True)})
+    at = called(db, monkeypatch, "upload", 2)
+    click(at, "reveal_add_K")
+    click(at, "reveal_add_7")
+    give(at, "upload", "flip.png", plain(64))
+    assert "Camera reads: **7 K**" in text(at) and "Revealed: K 7" in text(at)
+    assert "These are the cards revealed below: check them, then apply the verdict." in text(at)
+    assert not any(b.key == "use_still" for b in at.button)
+    assert SqliteStore(db).open_call(1).revealed == (Rank.KING, Rank.SEVEN), "the table's cards, in its order"
+
+
 def test_a_photo_never_replaces_cards_the_table_tapped_in(db, monkeypatch, photo):
     jpeg, reading = photo
     at = called(db, monkeypatch, "upload", len(reading.ranks))

@@ -589,6 +589,19 @@ def test_fan_of_corners_counts_each_card(merger):
     assert sorted(r.value for r in cards.rank) == ["9", "9", "A", "Q"]
 
 
+def test_cards_are_listed_left_to_right_as_they_lie_and_one_above_another_top_to_bottom(merger):
+    """A player checks the screen against the table left to right: cards lying 7, K, 7 (the K highest, the first 7
+    lowest) were listed top to bottom, "K 7 7", and the table counted twice. A card made of two corners is placed by
+    its box's centre; two cards one above the other are listed top to bottom."""
+    row = _indices([(100, 300, 120, 330, "7", "S"), (300, 100, 320, 130, "K", "H"), (400, 210, 420, 240, "K", "H"),
+                    (500, 200, 520, 230, "7", "D")])
+    cards = merger.merge(row)
+    assert [r.value for r in cards.rank] == ["7", "K", "7"] and cards.suit == ["S", "H", "D"]
+    assert list(cards.indices.card) == [0, 1, 1, 2], "each index names its card's place in the list"
+    column = merger.merge(_indices([(200, 400, 220, 430, "Q", "S"), (200, 100, 220, 130, "A", "C")]))
+    assert [r.value for r in column.rank] == ["A", "Q"]
+
+
 def test_a_lone_weak_index_beside_other_cards_is_dropped(merger):
     """A box read weakly on its own (print on the table, a toy) beside a card read surely is no card: the reading
     is the sure card alone, not a reason to doubt it."""
@@ -745,6 +758,19 @@ def test_one_misread_frame_among_steady_ones_does_not_hold_the_reading_up():
     for ranks in (["A", "9"], ["A", "9"], ["A", "6"], ["A", "9"]):
         r = s.update(_reading(ranks))
     assert r.stable and r.ranks == ("9", "A")
+
+
+def test_the_stabiliser_votes_for_the_cards_whatever_their_order_and_shows_them_as_the_latest_frame_lists_them():
+    """Two cards nearly one above the other swap places from frame to frame: the vote counts them as one reading, and
+    the table is shown them as they lie in the latest frame that read them."""
+    s = Stabiliser(window=6, min_votes=3)
+    for ranks in (["K", "7"], ["7", "K"], ["K", "7"]):
+        r = s.update(_reading(ranks))
+    assert r.stable and r.votes == 3 and r.ranks == ("7", "K") and r.laid == ("K", "7")
+    r = s.update(_reading(["7", "K"]))
+    assert r.stable and r.votes == 4 and r.laid == ("7", "K")
+    r = s.update(_reading(["7"]))
+    assert not r.stable and r.ranks == ("7", "K") and r.laid == ("7", "K"), "the latest frame that read them"
 
 
 def test_stabiliser_window_forgets():
