@@ -233,8 +233,9 @@ def call_ended_elsewhere(held: OpenCall | None, events: int, stored: OpenCall | 
 
 def correction_ended(caller: str, first: tuple[Rank, ...], given: tuple[Rank, ...], seen_open: bool) -> str:
     """A correction another window ended, with the cards ``given`` against the ``first`` verdict's; ``seen_open``:
-    whether this window showed it open (if not, the verdict kept is said again without its reopening seen)."""
-    if given != first:
+    whether this window showed it open (if not, the verdict kept is said again without its reopening seen). The same
+    cards in another order are kept: a camera lists them as they lie, a table taps them in as it picks them."""
+    if Counter(given) != Counter(first):
         return f"Another window corrected the cards of {caller}'s call: {cards_shown(given, ', ')}."
     if seen_open:
         return f"Another window kept the first verdict on {caller}'s call."

@@ -126,6 +126,14 @@ def test_a_correction_another_window_ended_says_whether_its_cards_were_kept_or_c
         "Another window reopened Ben's call and kept its first verdict.")
 
 
+def test_a_correction_that_gives_the_same_cards_in_another_order_kept_the_first_verdict():
+    """A camera lists the cards as they lie, a table taps them in as it picks them up: the same cards in another order
+    give the same verdict, and were said to be corrected."""
+    held = OpenCall(at=5, caller="Ben", revealed=(Rank.KING, Rank.SEVEN), original=(Rank.KING, Rank.SEVEN))
+    assert words.call_ended_elsewhere(held, 5, None, [Call("Ben", (Rank.SEVEN, Rank.KING))]) == [
+        "Another window kept the first verdict on Ben's call."]
+
+
 def test_another_windows_undos_are_said_in_order_and_a_verdict_given_again_as_a_correction():
     """A verdict taken back and given again there is a correction, not "took back Ben's call and its verdict"; the
     plain undos around it are said in one sentence each side of it."""
