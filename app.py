@@ -2911,6 +2911,12 @@ def main() -> None:
         st.stop()
     if store.created:
         flash("info", f"A new database was started at {store.path}: every game of this table is kept there.")
+    elif st.session_state.get("_file_drawn", store.identity) != store.identity:
+        # another file at the path (a backup moved over it): the run read it as any, and showed its sitting without a
+        # word; a tap refused for it has said so already
+        if ("warning", words.TAP_ON_A_REPLACED_FILE) not in st.session_state.get("flash", []):
+            flash("warning", words.FILE_REPLACED)
+    st.session_state["_file_drawn"] = store.identity
     try:
         sittings, chosen = current_sitting(store)
     except StorageError as error:

@@ -88,7 +88,8 @@ class Referee:
         new = self.sitting.preview(event)
         rows = new.table.rows if new.table is not old.table else None
         with self._reloaded_when_stale():
-            recorded = self.store.append(self.sitting_id, len(self.sitting.log), event, rows, settles, opens, shown)
+            recorded = self.store.append(self.sitting_id, len(self.sitting.log), event, rows, settles, opens, shown,
+                                         after=self.recorded)
         self.sitting.commit(event, new)
         self.recorded = recorded
         return new

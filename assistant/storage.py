@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from types import EllipsisType
-from typing import Protocol, Sequence
+from typing import Callable, Protocol, Sequence
 
 from . import strict_json
 from .cards import Rank
@@ -97,7 +97,7 @@ class Store(Protocol):
 
     def append(self, sitting_id: int, seq: int, event: Event, rows: Sequence[GameResult] | None,
                settles: OpenCall | None = None, opens: OpenCall | None = None,
-               shown: OpenCall | None | EllipsisType = ...) -> str: ...
+               shown: OpenCall | None | EllipsisType = ..., after: str | None = None) -> str: ...
 
     def recorded(self, sitting_id: int, seq: int) -> str | None: ...
 
@@ -110,6 +110,11 @@ class Store(Protocol):
     def drop_call(self, sitting_id: int, call: OpenCall) -> None: ...
 
     def close(self) -> None: ...
+
+
+class FileReplaced(StorageError):
+    """The database file was replaced at its path while it was open (a backup put back, moved or copied over it): a
+    write asked for on what the old file held is refused, and the file now there is read and written from then on."""
 
 
 class StaleSitting(StorageError):
@@ -236,9 +241,10 @@ class SqliteStore:
         self.path = Path(path) if path is not None else default_db_path()
         self._db: sqlite3.Connection | None = None
         self._identity: tuple[int, int] | None = None  # the file's device and inode, once it is open
-        self._immutable: tuple | None = None  # the file as a connection that reads it as it lies last saw it
+        self._seen: tuple | None = None  # the file as the connection last knew it: see _still_there
         self._making: SittingInfo | None = None  # the sitting create_sitting last began to write: see sitting_made
         self._over_quota = False  # found used up at opening: the file is read around it, as on a full disk
+        self._closed = False  # by close(): not opened again when the file changes (_still_there)
         try:
             blocking = next((p for p in (self.path.parent, *self.path.parent.parents) if p.exists()), None)
             if blocking is not None and not blocking.is_dir():
@@ -249,28 +255,38 @@ class SqliteStore:
                 raise StorageError(f"cannot open the database {self.path}: it is not a file (a device or a pipe); "
                                    "name a file instead")
             self.created = not self.path.exists()
-            as_it_is = as_it_is and not self.created
+            self._as_it_is = as_it_is and not self.created
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            try:
-                self._connect(as_it_is)
-            except sqlite3.Error as error:
-                if not (as_it_is and _refused_by_quota(error, self.path)):
-                    raise
-                self._close_quietly()
-                self._over_quota = True
-                self._connect(as_it_is)
-            stat = self.path.stat()
-            self._identity = (stat.st_dev, stat.st_ino)
-        except OSError as error:  # "[Errno 2] ..." read as the code's, not the table's: said in words
+            self._open()
+        except (OSError, sqlite3.Error, StorageError) as error:
             self._close_quietly()
-            raise StorageError(f"cannot open the database {self.path}: {(error.strerror or str(error)).lower()} "
-                               f"({error.filename or self.path})") from None
+            raise _cannot_open(self.path, error) from None
+
+    def _open(self) -> None:
+        """Connect to the file now at the path, and note which file it is and how it lies."""
+        try:
+            self._connect(self._as_it_is)
         except sqlite3.Error as error:
+            if not (self._as_it_is and _refused_by_quota(error, self.path)):
+                raise
             self._close_quietly()
-            raise StorageError(f"cannot open the database {self.path}: {_in_words(error, self.path)}") from None
-        except StorageError:
+            self._over_quota = True
+            self._connect(self._as_it_is)
+        stat = self.path.stat()
+        self._identity = (stat.st_dev, stat.st_ino)
+        self._seen = self._file_mark()
+
+    def _reopen(self) -> None:
+        """The file now at the path opened in place of the connection's, as a new store opens it (another program's
+        file put there is refused); a failure is said as opening says it, and tried again at the next call."""
+        identity, self._identity = self._identity, None  # not asked of the file while it is opened (_claim writes)
+        self._close_quietly()
+        try:
+            self._open()
+        except (OSError, sqlite3.Error, StorageError) as error:
+            self._identity = identity
             self._close_quietly()
-            raise
+            raise _cannot_open(self.path, error) from None
 
     def _connect(self, as_it_is: bool) -> None:
         """The connection, read-only where the file may not be written, or where it is only read and the disk has no
@@ -316,16 +332,17 @@ class SqliteStore:
         return uri
 
     def _read_only_connection(self) -> sqlite3.Connection:
-        """A read-only connection; one that reads the file as it lies notes how the file was, to be opened again when
-        it changes (:meth:`_still_there`): it does not see another referee's writes."""
-        uri = self._read_only_uri()
-        self._immutable = self._file_mark() if uri.endswith("immutable=1") else None
-        return sqlite3.connect(uri, uri=True, isolation_level=None, timeout=BUSY_MS / 1000, check_same_thread=False)
+        """A read-only connection. One that reads the file as it lies does not see another referee's writes: it is
+        opened again when the file changes, as every connection is (:meth:`_still_there`)."""
+        return sqlite3.connect(self._read_only_uri(), uri=True, isolation_level=None, timeout=BUSY_MS / 1000,
+                               check_same_thread=False)
 
     def _file_mark(self) -> tuple:
+        """How the file lies: when it was last changed (its content, or its inode: a copy with its old times kept
+        still changes the latter), its size, and whether it has an index beside it."""
         real = self.path.resolve()
         stat = real.stat()
-        return stat.st_mtime_ns, stat.st_size, _an_index(real.with_name(real.name + "-shm"))
+        return stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size, _an_index(real.with_name(real.name + "-shm"))
 
     def _probe(self) -> bool:
         """Refuse another program's file through a read-only connection first (closing a connection that may write
@@ -415,9 +432,17 @@ class SqliteStore:
                 time.sleep(0.05)
 
     def _still_there(self) -> None:
-        """Refuse to go on with a file that was deleted or replaced under the open connection: SQLite would go on
-        writing into the deleted file, to be lost when the referee stops, or over the file put in its place."""
-        if self._identity is None:
+        """Refuse to go on with a file that was deleted under the open connection: SQLite would go on writing into the
+        deleted file, to be lost when the referee stops. A file put in its place (a backup moved there) is opened in
+        place of the old, and the call refused (FileReplaced): it was asked on what the old file held. A file changed
+        since this connection last wrote it is read through a new connection: a backup copied over it keeps its
+        inode, and the connection's cache of the old file's pages, which SQLite trusts in write-ahead mode while the
+        index beside it (``-shm``) is unchanged, was written back into the backup at the next event (another
+        referee's writes change it too: a new connection reads them as well)."""
+        if self._identity is None or self._closed:
+            return
+        if self._db is None:  # the file now there could not be opened at the last call: tried again
+            self._reopen()
             return
         try:
             stat = self.path.stat()
@@ -428,14 +453,22 @@ class SqliteStore:
         except OSError as error:
             raise StorageError(f"cannot reach the database {self.path}: {(error.strerror or str(error)).lower()}") from None
         if (stat.st_dev, stat.st_ino) != self._identity:
-            raise StorageError(f"the database {self.path} was replaced by another file while the referee was "
-                               "running: start the referee again to open the file now there")
-        if self._immutable is not None and self._file_mark() != self._immutable:  # written since: read it again
-            self._db.close()
-            self._db = self._read_only_connection()
+            self._reopen()
+            raise FileReplaced(_REPLACED.format(path=self.path))
+        if self._file_mark() != self._seen and not self._db.in_transaction:
+            self._reopen()
+
+    def _written(self) -> None:
+        """This connection's own write committed: the file as it lies now is the one its cache holds."""
+        try:
+            self._seen = self._file_mark()
+        except OSError:
+            self._seen = None  # read again at the next call, which says what is wrong
 
     def close(self) -> None:
-        self._db.close()
+        self._closed = True
+        if self._db is not None:
+            self._db.close()
 
     def sittings(self) -> list[SittingInfo]:
         """Every sitting, with its number of events and when the last was recorded. Its texts are read as bytes: a
@@ -554,7 +587,7 @@ class SqliteStore:
 
     def append(self, sitting_id: int, seq: int, event: Event, rows: Sequence[GameResult] | None,
                settles: OpenCall | None = None, opens: OpenCall | None = None,
-               shown: OpenCall | None | EllipsisType = ...) -> str:
+               shown: OpenCall | None | EllipsisType = ..., after: str | None = None) -> str:
         """Write event number ``seq`` (and, when they changed, the table's rows) in one commit, and return when it was
         recorded (:meth:`recorded`). The commit also closes the
         sitting's open call: ``settles`` names the call the event gives the verdict of, refused (StaleSitting) unless
@@ -562,8 +595,15 @@ class SqliteStore:
         (or None) the window showed as it was tapped, refused the same way unless it is the one open, so that a tap
         in a window that has not shown another's call (a play, an Undo) closes no call it did not know of (``...``:
         no window, as an import); ``opens`` is a call opened by the same commit (a verdict taken back to be corrected,
-        with its cards), so no crash between the two can lose the cards."""
+        with its cards), so no crash between the two can lose the cards. ``after`` is when the event before it was
+        recorded as the writer read it (:meth:`recorded`; None: not known): an event whose sitting no longer holds that
+        very row is refused (FileReplaced), since the file was replaced under the writer (a backup copied over it):
+        written on, the sitting took an event tapped on another game, after a gap where the backup held fewer."""
         with self._transaction() as db:
+            if after is not None and self._recorded(db, sitting_id, seq - 1) != after:
+                raise FileReplaced(f"sitting {sitting_id} in {self.path} no longer holds the game as it was read: the "
+                                   "file was replaced (a backup put back?), so nothing was written; it is read as it "
+                                   "is now")
             if settles is not None:
                 stored = _open_call(db, sitting_id, self.path)
                 if stored != settles:
@@ -594,8 +634,16 @@ class SqliteStore:
     def recorded(self, sitting_id: int, seq: int) -> str | None:
         """When event number ``seq`` of the sitting was recorded, to the microsecond (None where there is none): the
         mark of that very row, which a row put back from a backup or written by another referee does not share."""
-        rows = self._read("SELECT CAST(recorded AS BLOB) FROM events WHERE sitting_id = ? AND seq = ?",
-                          (sitting_id, seq))
+        self._still_there()
+        try:
+            return self._recorded(self._db, sitting_id, seq)
+        except sqlite3.Error as error:
+            raise self._unreadable(error) from None
+
+    @staticmethod
+    def _recorded(db: sqlite3.Connection, sitting_id: int, seq: int) -> str | None:
+        rows = db.execute("SELECT CAST(recorded AS BLOB) FROM events WHERE sitting_id = ? AND seq = ?",
+                          (sitting_id, seq)).fetchall()
         return _text(rows[0][0]) if rows else None
 
     def open_call(self, sitting_id: int) -> OpenCall | None:
@@ -655,14 +703,20 @@ class SqliteStore:
 
     def _transaction(self) -> "_Transaction":
         self._still_there()
-        return _Transaction(self._db, self.path)
+        return _Transaction(self._db, self.path, self._written)
+
+
+#: What a store says of a file replaced at its path while it was open (:class:`FileReplaced`).
+_REPLACED = ("the database {path} was replaced by another file while it was open (a backup put back?), so nothing was "
+             "written: the file now there is the one read and written from now on")
 
 
 class _Transaction:
-    """BEGIN IMMEDIATE ... COMMIT, rolled back on any error, with storage errors named by file."""
+    """BEGIN IMMEDIATE ... COMMIT, rolled back on any error, with storage errors named by file; ``written`` is told of
+    a commit."""
 
-    def __init__(self, db: sqlite3.Connection, path: Path) -> None:
-        self._db, self._path = db, path
+    def __init__(self, db: sqlite3.Connection, path: Path, written: Callable[[], None]) -> None:
+        self._db, self._path, self._written = db, path, written
 
     def __enter__(self) -> sqlite3.Connection:
         try:
@@ -679,6 +733,7 @@ class _Transaction:
                 error = commit_error
             else:
                 self._empty_the_journal()
+                self._written()
                 return False
         if self._db.in_transaction:  # SQLite has already rolled back after some errors, a full disk among them
             try:
@@ -822,6 +877,16 @@ def _in_wal_mode(path: Path) -> bool:
             return file.read(20)[18:20] == b"\x02\x02"
     except OSError:
         return False
+
+
+def _cannot_open(path: Path, error: OSError | sqlite3.Error | StorageError) -> StorageError:
+    """Why the file at ``path`` cannot be opened, in words ("[Errno 2] ..." is the code's, not the table's)."""
+    if isinstance(error, StorageError):
+        return error
+    if isinstance(error, OSError):
+        return StorageError(f"cannot open the database {path}: {(error.strerror or str(error)).lower()} "
+                            f"({error.filename or path})")
+    return StorageError(f"cannot open the database {path}: {_in_words(error, path)}")
 
 
 def _in_words(error: sqlite3.Error, path: Path) -> str:

@@ -16,8 +16,8 @@ from assistant.game import MAX_TABLE, GameResult
 from assistant.players import MAX_NAME, same_player
 from assistant.rules import MIN_PLAYERS, RANKED_POINTS, CountRule, Order, Rules, TableKind
 from assistant.seen import Seen, where
-from assistant.storage import (CalledFirst, CallChanged, CallOpenElsewhere, MovedOn, OpenCall, SittingInfo,
-                               StaleSitting)
+from assistant.storage import (CalledFirst, CallChanged, CallOpenElsewhere, FileReplaced, MovedOn, OpenCall,
+                               SittingInfo, StaleSitting)
 
 _NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
             "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty")
@@ -287,11 +287,19 @@ MOVED_ON = ("That tap was made on the screen as it stood before the last action 
             "moved on), so it was not recorded. The screen now shows the game as it stands: check it before tapping "
             "again.")
 
+#: Said where another database file was put at its path under the page (a backup moved over it): the page reads the
+#: file now there at once; nothing needs starting again.
+FILE_REPLACED = "The database file was replaced (by a backup?): the page now shows what it holds."
+#: Said of a tap made on what the file held before it was replaced: nothing was written, to either file.
+TAP_ON_A_REPLACED_FILE = ("The database file was replaced (by a backup?) since the screen this tap was made on was "
+                          "drawn, so your tap was not recorded: the page now shows what the file holds. Check it "
+                          "before tapping again.")
+
 
 class Refusal(NamedTuple):
     """A write the referee refused, as the page says it: ``kind`` the app's kind of message (:data:`REFUSED`, in the
-    corner, or ``error``, at the top); ``stale`` where it is another window's change first, which a write that may
-    lose such a race without a word (the camera's verdict, lost to another window's) does not say."""
+    corner, or ``error`` or ``warning``, at the top); ``stale`` where it is another window's change first, which a
+    write that may lose such a race without a word (the camera's verdict, lost to another window's) does not say."""
 
     kind: str
     text: str
@@ -319,6 +327,8 @@ def refusal(error: CheatError, on_table: bool) -> Refusal:
                  else "the game as it stands: check whose turn it is")
         return Refusal(REFUSED, "Another window changed this game first, so your tap was not recorded. The screen now "
                                 f"shows {check} before tapping again.", stale=True)
+    if isinstance(error, FileReplaced):
+        return Refusal("warning", TAP_ON_A_REPLACED_FILE)
     if isinstance(error, StorageError):
         return Refusal("error", storage_problem(str(error)))
     return Refusal("error", sentence(str(error)))

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import re
+import shutil
 import sqlite3
 import sys
 from pathlib import Path
@@ -1283,6 +1285,54 @@ def test_a_database_deleted_under_the_app_is_said_and_the_tap_is_not_acknowledge
     # said once: the address no longer names the sitting that has gone
     at.run()
     assert "is not in the database" not in " ".join(errors(at)) and "sitting" not in at.query_params
+
+
+def saturday_backup(path: Path) -> None:
+    """A database holding another sitting as its number 1: Ann, Bo and Cy dealt."""
+    saturday = Referee.new(SqliteStore(path), "Saturday")
+    saturday.record(NewGame(("Ann", "Bo", "Cy")))
+    saturday.store.close()
+
+
+def saturday_is_all_there(db) -> bool:
+    store = SqliteStore(db)
+    return [s.name for s in store.sittings()] == ["Saturday"] and store.events(1) == [NewGame(("Ann", "Bo", "Cy"))]
+
+
+@pytest.mark.parametrize("put_back", [os.replace, shutil.copyfile], ids=["moved", "copied"])
+def test_a_tap_after_a_backup_is_put_in_place_of_the_database_is_refused_and_the_page_shows_the_backup(db, tmp_path,
+                                                                                                     put_back):
+    """A backup moved over the database under a running page refused the next tap with "start the referee again",
+    which was not so: the page's run after it opened the file now there, and the tap after that was recorded in it.
+    Copied over it (``cp``, the same file on disk), nothing was said, and the tap wrote the page's game over the
+    backup's: SQLite's cache of the old file's pages was written back into it. The tap is refused, saying what
+    happened, the backup is left as it was, the page shows it, and the next tap is recorded in it."""
+    backup = tmp_path / "backup.sqlite3"
+    saturday_backup(backup)
+    at = deal(open_app(), "Sam", "Maya")
+    click(at, "play_1")
+    put_back(backup, db)
+    click(at, "play_2")
+    said = " ".join(refusals(at))
+    assert words.TAP_ON_A_REPLACED_FILE in said and "start the referee again" not in said, said
+    assert said.count("replaced") == 1, "said once"
+    assert saturday_is_all_there(db)
+    assert "Ann's turn" in text(at)
+    click(at, "play_1")
+    assert not refusals(at) and [s.events for s in SqliteStore(db).sittings()] == [2]
+
+
+def test_a_backup_moved_in_place_of_the_database_is_said_at_the_pages_next_run(db, tmp_path):
+    """The page's next run (the page watches the file every 2 s) showed the backup's sitting in place of the game
+    without a word."""
+    backup = tmp_path / "backup.sqlite3"
+    saturday_backup(backup)
+    at = deal(open_app(), "Sam", "Maya")
+    os.replace(backup, db)
+    at.run()
+    assert words.FILE_REPLACED in errors(at) and "Ann's turn" in text(at)
+    at.run()
+    assert not errors(at), "said once"
 
 
 def test_a_reload_keeps_a_setup_in_progress_and_the_screen(db):

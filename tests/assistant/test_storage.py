@@ -10,6 +10,7 @@ import json
 import marshal
 import re
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -24,8 +25,8 @@ from hypothesis import given, settings, strategies as st
 from assistant import IllegalAction, NewGame, Play, Rank, Sitting, StorageError, TranscriptError, Undo, Winner
 from assistant.events import to_dict
 from assistant.referee import Referee
-from assistant.storage import (CalledFirst, CallOpenElsewhere, MovedOn, OpenCall, SqliteStore, StaleSitting,
-                               default_db_path)
+from assistant.storage import (CalledFirst, CallOpenElsewhere, FileReplaced, MovedOn, OpenCall, SqliteStore,
+                               StaleSitting, default_db_path)
 
 from .helpers import call, ranks
 from .randomgame import play_random, rules_strategy
@@ -735,15 +736,42 @@ def test_a_database_deleted_while_open_refuses_the_next_event_instead_of_losing_
     assert SqliteStore(path).created
 
 
-def test_a_database_replaced_while_open_is_not_written_over(tmp_path):
+def test_a_database_replaced_while_open_is_not_written_over_and_the_file_now_there_is_read(tmp_path):
+    """Refused with "start the referee again to open the file now there", while a new store (each run of the page
+    opens one) opened it at once. The write is refused, and the store reads and writes the file now there."""
     path = tmp_path / "r.sqlite3"
     referee = Referee.new(SqliteStore(path), "Friday")
     other = tmp_path / "backup.sqlite3"
     Referee.new(SqliteStore(other), "Saturday").store.close()
     os.replace(other, path)
-    with pytest.raises(StorageError, match="was replaced by another file while the referee was running"):
+    with pytest.raises(FileReplaced, match="was replaced by another file while it was open .a backup put back.., so "
+                                           "nothing was written: the file now there is the one read and written"):
         referee.record(NewGame(PLAYERS))
     assert [s.name for s in SqliteStore(path).sittings()] == ["Saturday"]
+    assert [s.name for s in referee.store.sittings()] == ["Saturday"]
+    Referee(referee.store, 1).record(NewGame(PLAYERS))
+    assert len(SqliteStore(path).events(1)) == 1
+
+
+@pytest.mark.parametrize("events", [1, 3], ids=["fewer", "as many"])
+def test_a_backup_copied_over_the_database_is_not_written_over_with_the_game_read_before(tmp_path, events):
+    """``cp backup.sqlite3 referee.sqlite3`` keeps the file on disk (its inode), and its journal files beside it: the
+    page's next event wrote the game it had read (its connection's cache of the old file's pages) into the backup,
+    whose own deal was lost; read afresh, it went into the backup's sitting after a gap, or after another game's
+    plays. The event is refused, and the backup is left as it was."""
+    path, backup = tmp_path / "r.sqlite3", tmp_path / "backup.sqlite3"
+    saturday = Referee.new(SqliteStore(backup), "Saturday")
+    for event in (NewGame(PLAYERS + ("Eve",)), Play("Alice", 2), Play("Ben", 2))[:events]:
+        saturday.record(event)
+    saturday.store.close()
+    page = Referee.new(SqliteStore(path), "Friday")
+    for event in (NewGame(PLAYERS), Play("Alice", 1), Play("Ben", 1)):
+        page.record(event)
+    shutil.copyfile(backup, path)
+    with pytest.raises(FileReplaced, match="no longer holds the game as it was read: the file was replaced"):
+        page.record(Play("Cara", 1))
+    assert SqliteStore(path).events(1) == saturday.sitting.log
+    assert Referee(page.store, 1).state == saturday.state, "the store reads the backup"
 
 
 def test_opening_the_database_again_keeps_its_lock_so_another_programs_import_is_not_written_over(tmp_path):
