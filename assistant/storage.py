@@ -955,8 +955,13 @@ def _refused_by_quota(error: sqlite3.Error, path: Path) -> bool:
     refuses more room, never a read, so a read's I/O error (a bad sector, a network disk gone) says nothing of it, and
     asking would write beside the database each time a listing or an export failed to read. The code, not the call
     that failed, is what tells: a listing that reads a file no program has open makes its index first, and that
-    write is the one a quota refuses."""
-    return getattr(error, "sqlite_errorcode", None) in _WRITING and not _disk_full(path) and _quota_used_up(path)
+    write is the one a quota refuses. The answer is kept on the error: a store that asks whether to open the file
+    around a used-up quota, then words the error that was not one, asked the disk twice, two scratch writes."""
+    known = getattr(error, "_refused_by_quota", None)
+    if known is None:
+        known = getattr(error, "sqlite_errorcode", None) in _WRITING and not _disk_full(path) and _quota_used_up(path)
+        error._refused_by_quota = known
+    return known
 
 
 def _quota_used_up(path: Path) -> bool:

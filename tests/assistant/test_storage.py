@@ -1255,6 +1255,27 @@ def test_only_an_io_error_of_sqlites_writing_asks_the_disk_about_a_quota(tmp_pat
     assert bool(asked) == a_write, "the disk is asked, with a scratch write, only after a write's error"
 
 
+def test_a_write_refused_for_another_reason_than_a_quota_asks_the_disk_once(tmp_path, monkeypatch):
+    """A file opened to be read as it is, whose first read's index SQLite could not make ("disk I/O error" on a disk
+    with room), asked the disk about a quota twice, 64 KiB written beside the database each time: once to know whether
+    to read it around a used-up quota, and again to word the error, which was not one."""
+    from assistant import storage
+
+    path = tmp_path / "r.sqlite3"
+    SqliteStore(path).close()
+    asked, scratch = [], storage.tempfile.TemporaryFile
+
+    def probe(store):
+        raise _io_error("SQLITE_IOERR_SHMSIZE")
+
+    monkeypatch.setattr(SqliteStore, "_probe", probe)
+    monkeypatch.setattr(storage.tempfile, "TemporaryFile", lambda *a, **k: asked.append(k) or scratch(*a, **k))
+    monkeypatch.setattr(storage.shutil, "disk_usage", lambda p: SimpleNamespace(total=10**9, used=0, free=10**9))
+    with pytest.raises(StorageError, match=r"^cannot open the database .*: disk I/O error$"):
+        SqliteStore(path, as_it_is=True)
+    assert len(asked) == 1, "one scratch write for one failure"
+
+
 def test_a_database_read_as_it_lies_sees_what_another_referee_writes_later(tmp_path, monkeypatch):
     """Opened read-only in a read-only folder (read as it lies, without SQLite's index), the store went on showing the
     file as it was at opening: a table watching another's database never saw its games."""
