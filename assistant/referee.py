@@ -127,7 +127,7 @@ class Referee:
         self._check_not_moved_on(call.at)
         check_caller(self.state.game, call.caller)
         with self._reloaded_when_stale():
-            return self.store.keep_call(self.sitting_id, call, replacing)
+            return self.store.keep_call(self.sitting_id, call, replacing, after=self.recorded)
 
     def settle(self, call: OpenCall, revealed: tuple[Rank, ...]) -> State:
         """Give the verdict of ``call`` with these cards, only while it is the call open as its window showed it

@@ -105,7 +105,8 @@ class Store(Protocol):
 
     def open_call(self, sitting_id: int) -> OpenCall | None: ...
 
-    def keep_call(self, sitting_id: int, call: OpenCall, replacing: OpenCall | None = None) -> OpenCall: ...
+    def keep_call(self, sitting_id: int, call: OpenCall, replacing: OpenCall | None = None,
+                  after: str | None = None) -> OpenCall: ...
 
     def drop_call(self, sitting_id: int, call: OpenCall) -> None: ...
 
@@ -600,10 +601,7 @@ class SqliteStore:
         very row is refused (FileReplaced), since the file was replaced under the writer (a backup copied over it):
         written on, the sitting took an event tapped on another game, after a gap where the backup held fewer."""
         with self._transaction() as db:
-            if after is not None and self._recorded(db, sitting_id, seq - 1) != after:
-                raise FileReplaced(f"sitting {sitting_id} in {self.path} no longer holds the game as it was read: the "
-                                   "file was replaced (a backup put back?), so nothing was written; it is read as it "
-                                   "is now")
+            self._refuse_unless_as_read(db, sitting_id, seq, after)
             if settles is not None:
                 stored = _open_call(db, sitting_id, self.path)
                 if stored != settles:
@@ -631,6 +629,14 @@ class SqliteStore:
                 _write_call(db, sitting_id, opens)
         return recorded
 
+    def _refuse_unless_as_read(self, db: sqlite3.Connection, sitting_id: int, length: int, after: str | None) -> None:
+        """Refuse (FileReplaced) a write on the sitting's first ``length`` events as the writer read them, the last
+        recorded at ``after`` (None: not known), where the sitting no longer holds that very row: see :meth:`append`."""
+        if after is not None and self._recorded(db, sitting_id, length - 1) != after:
+            raise FileReplaced(f"sitting {sitting_id} in {self.path} no longer holds the game as it was read: the "
+                               "file was replaced (a backup put back?), so nothing was written; it is read as it "
+                               "is now")
+
     def recorded(self, sitting_id: int, seq: int) -> str | None:
         """When event number ``seq`` of the sitting was recorded, to the microsecond (None where there is none): the
         mark of that very row, which a row put back from a backup or written by another referee does not share."""
@@ -652,13 +658,17 @@ class SqliteStore:
         self._still_there()
         return _open_call(self._db, sitting_id, self.path)
 
-    def keep_call(self, sitting_id: int, call: OpenCall, replacing: OpenCall | None = None) -> OpenCall:
+    def keep_call(self, sitting_id: int, call: OpenCall, replacing: OpenCall | None = None,
+                  after: str | None = None) -> OpenCall:
         """Store the sitting's open call: a new one (``replacing`` None), or its cards as they are tapped in
         (``replacing`` the call as the window saw it), and return the call now open. Refused, storing nothing, once
         another window has recorded an event (StaleSitting), opened another player's call on the play (CalledFirst)
         or changed the cards (StaleSitting): a tap is never applied to what its window did not show. The same call
-        opened again (a second tap on the caller's name) is the call already open, cards and all."""
+        opened again (a second tap on the caller's name) is the call already open, cards and all. ``after``: as for
+        :meth:`append`, of the game the call is made on (a call kept in a backup copied over the file went on into
+        its game with its verdict)."""
         with self._transaction() as db:
+            self._refuse_unless_as_read(db, sitting_id, call.at, after)
             (length,) = db.execute("SELECT COUNT(*) FROM events WHERE sitting_id = ?", (sitting_id,)).fetchone()
             if length != call.at:
                 raise StaleSitting("the game was changed in another window; it has been reloaded")

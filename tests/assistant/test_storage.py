@@ -774,6 +774,25 @@ def test_a_backup_copied_over_the_database_is_not_written_over_with_the_game_rea
     assert Referee(page.store, 1).state == saturday.state, "the store reads the backup"
 
 
+@pytest.mark.parametrize("events", [1, 3], ids=["fewer", "as many"])
+def test_a_call_tapped_after_a_backup_was_copied_over_the_database_is_not_kept_in_it(tmp_path, events):
+    """The event was refused, and a Cheat! call was not: tapped on the page's game after ``cp backup.sqlite3
+    referee.sqlite3``, a call was kept in the backup's sitting of as many events, unsaid (its verdict then went into the
+    backup's game), and one of fewer events was said to be another window's change. Refused as the event is."""
+    path, backup = tmp_path / "r.sqlite3", tmp_path / "backup.sqlite3"
+    saturday = Referee.new(SqliteStore(backup), "Saturday")
+    for event in (NewGame(PLAYERS + ("Eve",)), Play("Alice", 2), Play("Ben", 2))[:events]:
+        saturday.record(event)
+    saturday.store.close()
+    page = Referee.new(SqliteStore(path), "Friday")
+    for event in (NewGame(PLAYERS), Play("Alice", 1), Play("Ben", 1)):
+        page.record(event)
+    shutil.copyfile(backup, path)
+    with pytest.raises(FileReplaced, match="no longer holds the game as it was read: the file was replaced"):
+        page.keep_call(OpenCall(3, "Dev"))
+    assert SqliteStore(path).open_call(1) is None
+
+
 def test_opening_the_database_again_keeps_its_lock_so_another_programs_import_is_not_written_over(tmp_path):
     """A page's run opens the database again while the referee holds it. Reading its header with Python's open()
     and close() let go of the referee's lock on the file (a POSIX lock goes with any close of the file in the
