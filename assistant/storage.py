@@ -243,6 +243,7 @@ class SqliteStore:
         self._db: sqlite3.Connection | None = None
         self._identity: tuple[int, int] | None = None  # the file's device and inode, once it is open
         self._seen: tuple | None = None  # the file as the connection last knew it: see _still_there
+        self._index: Path | None = None  # where the file's -shm lies, as it was opened: see _file_mark
         self._making: SittingInfo | None = None  # the sitting create_sitting last began to write: see sitting_made
         self._over_quota = False  # found used up at opening: the file is read around it, as on a full disk
         self._closed = False  # by close(): not opened again when the file changes (_still_there)
@@ -265,6 +266,8 @@ class SqliteStore:
 
     def _open(self) -> None:
         """Connect to the file now at the path, and note which file it is and how it lies."""
+        real = self.path.resolve()  # before the connection: a new file's tables are a write (_written)
+        self._index = real.with_name(real.name + "-shm")
         try:
             self._connect(self._as_it_is)
         except sqlite3.Error as error:
@@ -275,7 +278,7 @@ class SqliteStore:
             self._connect(self._as_it_is)
         stat = self.path.stat()
         self._identity = (stat.st_dev, stat.st_ino)
-        self._seen = self._file_mark()
+        self._seen = self._file_mark(stat)
 
     def _reopen(self) -> None:
         """The file now at the path opened in place of the connection's, as a new store opens it (another program's
@@ -338,12 +341,13 @@ class SqliteStore:
         return sqlite3.connect(self._read_only_uri(), uri=True, isolation_level=None, timeout=BUSY_MS / 1000,
                                check_same_thread=False)
 
-    def _file_mark(self) -> tuple:
-        """How the file lies: when it was last changed (its content, or its inode: a copy with its old times kept
-        still changes the latter), its size, and whether it has an index beside it."""
-        real = self.path.resolve()
-        stat = real.stat()
-        return stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size, _an_index(real.with_name(real.name + "-shm"))
+    def _file_mark(self, stat: os.stat_result) -> tuple:
+        """How the file lies (``stat``, of the path): when it was last changed (its content, or its inode: a copy with
+        its old times kept still changes the latter), its size, and whether it has an index beside it. Asked at every
+        call, so the index is looked for where it lay when the file was opened, beside the file a link leads to:
+        resolving the path at each call took two thirds of a read's time. A link pointed at another file since is
+        found by its inode first, and that file opened, the path resolved anew (:meth:`_still_there`)."""
+        return stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size, _an_index(self._index)
 
     def _probe(self) -> bool:
         """Refuse another program's file through a read-only connection first (closing a connection that may write
@@ -456,13 +460,13 @@ class SqliteStore:
         if (stat.st_dev, stat.st_ino) != self._identity:
             self._reopen()
             raise FileReplaced(_REPLACED.format(path=self.path))
-        if self._file_mark() != self._seen and not self._db.in_transaction:
+        if self._file_mark(stat) != self._seen and not self._db.in_transaction:
             self._reopen()
 
     def _written(self) -> None:
         """This connection's own write committed: the file as it lies now is the one its cache holds."""
         try:
-            self._seen = self._file_mark()
+            self._seen = self._file_mark(self.path.stat())
         except OSError:
             self._seen = None  # read again at the next call, which says what is wrong
 
