@@ -148,9 +148,13 @@ class Referee:
 
     def drop_call(self, call: OpenCall) -> None:
         """Forget ``call``, cancelled, only while it is the call open as its window showed it (StaleSitting, and a
-        reload, where another window changed it); recording any event forgets it as well."""
+        reload, where another window changed it); recording any event forgets it as well. Refused (FileReplaced) where
+        the file no longer holds the game the call was made on, as :meth:`keep_call` is; a call of an earlier point
+        of the log than this referee's, which the event after it closed, has no mark to check, and is refused as
+        another window's change."""
+        after = self.recorded if call.at == len(self.sitting.log) else None
         with self._reloaded_when_stale():
-            self.store.drop_call(self.sitting_id, call)
+            self.store.drop_call(self.sitting_id, call, after=after)
 
     def _check_not_moved_on(self, at: int | None) -> None:
         if at is not None and at != len(self.sitting.log):

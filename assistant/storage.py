@@ -108,7 +108,7 @@ class Store(Protocol):
     def keep_call(self, sitting_id: int, call: OpenCall, replacing: OpenCall | None = None,
                   after: str | None = None) -> OpenCall: ...
 
-    def drop_call(self, sitting_id: int, call: OpenCall) -> None: ...
+    def drop_call(self, sitting_id: int, call: OpenCall, after: str | None = None) -> None: ...
 
     def close(self) -> None: ...
 
@@ -687,9 +687,12 @@ class SqliteStore:
             _write_call(db, sitting_id, call)
         return call
 
-    def drop_call(self, sitting_id: int, call: OpenCall) -> None:
-        """Forget ``call``, cancelled; refused (StaleSitting) unless it is the call open, as its window showed it."""
+    def drop_call(self, sitting_id: int, call: OpenCall, after: str | None = None) -> None:
+        """Forget ``call``, cancelled; refused (StaleSitting) unless it is the call open, as its window showed it.
+        ``after``: as for :meth:`keep_call` (a backup copied over the file, which held no call, was said to be another
+        window's change, and one that held a call like it lost it)."""
         with self._transaction() as db:
+            self._refuse_unless_as_read(db, sitting_id, call.at, after)
             stored = _open_call(db, sitting_id, self.path)
             if stored != call:
                 raise CallChanged(_changed_elsewhere(stored, call))

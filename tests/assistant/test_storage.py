@@ -793,6 +793,29 @@ def test_a_call_tapped_after_a_backup_was_copied_over_the_database_is_not_kept_i
     assert SqliteStore(path).open_call(1) is None
 
 
+@pytest.mark.parametrize("backup_call", [None, OpenCall(3, "Dev")], ids=["none open", "the same call open"])
+def test_a_call_cancelled_after_a_backup_was_copied_over_the_database_is_said_to_be_on_a_replaced_file(tmp_path,
+                                                                                                      backup_call):
+    """Cancelling the page's open call after ``cp backup.sqlite3 referee.sqlite3`` was said to be another window's
+    change where the backup held no call, and cancelled the backup's own call where it held one like it, unsaid.
+    Refused as an event or a call is (FileReplaced), the backup's call left open."""
+    path, backup = tmp_path / "r.sqlite3", tmp_path / "backup.sqlite3"
+    saturday = Referee.new(SqliteStore(backup), "Saturday")
+    for event in (NewGame(PLAYERS + ("Eve",)), Play("Alice", 2), Play("Ben", 2)):
+        saturday.record(event)
+    if backup_call is not None:
+        saturday.keep_call(backup_call)
+    saturday.store.close()
+    page = Referee.new(SqliteStore(path), "Friday")
+    for event in (NewGame(PLAYERS), Play("Alice", 1), Play("Ben", 1)):
+        page.record(event)
+    call = page.keep_call(OpenCall(3, "Dev"))
+    shutil.copyfile(backup, path)
+    with pytest.raises(FileReplaced, match="no longer holds the game as it was read: the file was replaced"):
+        page.drop_call(call)
+    assert SqliteStore(path).open_call(1) == backup_call
+
+
 def test_opening_the_database_again_keeps_its_lock_so_another_programs_import_is_not_written_over(tmp_path):
     """A page's run opens the database again while the referee holds it. Reading its header with Python's open()
     and close() let go of the referee's lock on the file (a POSIX lock goes with any close of the file in the
