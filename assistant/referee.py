@@ -27,7 +27,8 @@ class Referee:
         if sitting is None:
             sitting, recorded = self._stored()
         self.sitting = sitting
-        #: when the store recorded the sitting's last event as this referee holds it: what :meth:`read` goes on from
+        #: when the store recorded the sitting's last event as this referee holds it (when the sitting was made, where it
+        #: has none): what :meth:`read` goes on from, and what a write checks the file still holds (:meth:`record`)
         self.recorded = recorded
 
     @classmethod

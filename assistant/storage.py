@@ -601,9 +601,10 @@ class SqliteStore:
         in a window that has not shown another's call (a play, an Undo) closes no call it did not know of (``...``:
         no window, as an import); ``opens`` is a call opened by the same commit (a verdict taken back to be corrected,
         with its cards), so no crash between the two can lose the cards. ``after`` is when the event before it was
-        recorded as the writer read it (:meth:`recorded`; None: not known): an event whose sitting no longer holds that
-        very row is refused (FileReplaced), since the file was replaced under the writer (a backup copied over it):
-        written on, the sitting took an event tapped on another game, after a gap where the backup held fewer."""
+        recorded as the writer read it (:meth:`recorded`, when the sitting was made before its first; None: not
+        known): an event whose sitting no longer holds that very row is refused (FileReplaced), since the file was
+        replaced under the writer (a backup copied over it): written on, the sitting took an event tapped on another
+        game, after a gap where the backup held fewer, or a first deal into a backup's empty sitting."""
         with self._transaction() as db:
             self._refuse_unless_as_read(db, sitting_id, seq, after)
             if settles is not None:
@@ -643,7 +644,9 @@ class SqliteStore:
 
     def recorded(self, sitting_id: int, seq: int) -> str | None:
         """When event number ``seq`` of the sitting was recorded, to the microsecond (None where there is none): the
-        mark of that very row, which a row put back from a backup or written by another referee does not share."""
+        mark of that very row, which a row put back from a backup or written by another referee does not share. Of
+        event -1, the one before the first, when the sitting itself was made: an empty sitting's mark, which a sitting
+        of the same number in a backup (made at another time) does not share."""
         self._still_there()
         try:
             return self._recorded(self._db, sitting_id, seq)
@@ -652,8 +655,11 @@ class SqliteStore:
 
     @staticmethod
     def _recorded(db: sqlite3.Connection, sitting_id: int, seq: int) -> str | None:
-        rows = db.execute("SELECT CAST(recorded AS BLOB) FROM events WHERE sitting_id = ? AND seq = ?",
-                          (sitting_id, seq)).fetchall()
+        if seq == -1:
+            rows = db.execute("SELECT CAST(created AS BLOB) FROM sittings WHERE id = ?", (sitting_id,)).fetchall()
+        else:
+            rows = db.execute("SELECT CAST(recorded AS BLOB) FROM events WHERE sitting_id = ? AND seq = ?",
+                              (sitting_id, seq)).fetchall()
         return _text(rows[0][0]) if rows else None
 
     def open_call(self, sitting_id: int) -> OpenCall | None:

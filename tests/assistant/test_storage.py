@@ -793,6 +793,27 @@ def test_a_call_tapped_after_a_backup_was_copied_over_the_database_is_not_kept_i
     assert SqliteStore(path).open_call(1) is None
 
 
+@pytest.mark.parametrize("backup", ["empty", "a game", "none"])
+def test_a_deal_on_an_empty_sitting_after_a_backup_was_copied_over_the_database_is_not_kept_in_it(tmp_path, backup):
+    """An empty sitting has no event to check the file by: after ``cp backup.sqlite3 referee.sqlite3``, the page's
+    first deal went into the backup's empty sitting of the same number, unsaid, was said to be another window's change
+    where the backup's sitting held a game, and where the backup held no such sitting, that there was none. The
+    sitting's own row is checked instead (when it was made), and the deal refused as any tap on a replaced file is."""
+    path, copied = tmp_path / "r.sqlite3", tmp_path / "backup.sqlite3"
+    saturday = Referee.new(SqliteStore(copied), "Saturday")
+    if backup == "a game":
+        saturday.record(NewGame(PLAYERS + ("Eve",)))
+    saturday.store.close()
+    page_store = SqliteStore(path)
+    if backup == "none":
+        Referee.new(page_store, "Thursday")
+    page = Referee.new(page_store, "Friday")
+    shutil.copyfile(copied, path)
+    with pytest.raises(FileReplaced, match="no longer holds the game as it was read: the file was replaced"):
+        page.record(NewGame(PLAYERS))
+    assert [(s.name, s.events) for s in SqliteStore(path).sittings()] == [("Saturday", len(saturday.sitting.log))]
+
+
 @pytest.mark.parametrize("backup_call", [None, OpenCall(3, "Dev")], ids=["none open", "the same call open"])
 def test_a_call_cancelled_after_a_backup_was_copied_over_the_database_is_said_to_be_on_a_replaced_file(tmp_path,
                                                                                                       backup_call):
