@@ -56,7 +56,7 @@ from assistant.rules import MIN_PLAYERS, CountRule, Order, TableKind  # noqa: E4
 from assistant.storage import (DATA_SETTING, DB_SETTING, MAX_SITTING_NAME, OpenCall, SqliteStore,  # noqa: E402
                                default_db_path, sitting_name)
 from ui import camera, words  # noqa: E402
-from ui.words import REFUSED, esc  # noqa: E402
+from ui.words import REFUSED, esc, md  # noqa: E402
 
 st.set_page_config(page_title="Cheat Referee", page_icon="🃏", layout="wide")
 
@@ -369,7 +369,7 @@ def button(where, label: str, *, on_click: Callable, args: tuple = (), spoken: s
     name = spoken or (settings.get("help") if not label else None)
     if name:
         st.session_state.setdefault("_spoken", {})[key] = name
-    pressed = where.button(label, on_click=_tapped, args=(key, on_click, args), **settings)
+    pressed = where.button(md(label), on_click=_tapped, args=(key, on_click, args), **settings)
     # a disabled button's callback is dropped on purpose (it was disabled when tapped)
     if pressed and not settings.get("disabled") and key not in st.session_state.get("_tapped_this_run", ()):
         st.session_state["_late_tap"] = (on_click, args)
@@ -430,11 +430,11 @@ def show_flashes() -> None:
             if kind == "retract":
                 retracted.append(text)
             elif kind.startswith("toast"):
-                st.toast(text, duration="long" if kind == "toast_long" else TOAST_SECONDS)
+                st.toast(md(text), duration="long" if kind == "toast_long" else TOAST_SECONDS)
                 if kind == "toast":  # a place given, or a tap refused, stays its time: a busy table may miss it
                     toasted.append(text)
             else:
-                getattr(st, kind)(text)
+                getattr(st, kind)(md(text))
 
 
 def attempt(action: Callable[[], object], say_stale: bool = True) -> bool:
@@ -675,7 +675,7 @@ def sidebar(store: SqliteStore, sittings, chosen) -> None:
             voice_check()
         default_source = os.environ.get("CHEAT_REFEREE_CAMERA", "live")
         if default_source not in CAMERA_SOURCES:
-            st.warning(f"CHEAT_REFEREE_CAMERA={default_source!r} is none of {', '.join(CAMERA_SOURCES)}: the live camera "
+            st.warning(f"CHEAT_REFEREE_CAMERA={md(repr(default_source))} is none of {', '.join(CAMERA_SOURCES)}: the live camera "
                        "is chosen first instead.")
             default_source = "live"
         sources = list(CAMERA_SOURCES)
@@ -693,7 +693,7 @@ def sidebar(store: SqliteStore, sittings, chosen) -> None:
             st.query_params.pop(ADDRESS_KEYS["live_on"], None)  # the browser's camera is not drawn: nothing to start
         problem = camera.reader_problem()
         if problem:
-            st.caption(f"Card reader not available ({problem.split(': ', 1)[-1]}): the revealed cards are tapped in by hand.")
+            st.caption(f"Card reader not available ({md(problem.split(': ', 1)[-1])}): the revealed cards are tapped in by hand.")
         st.caption("Privacy: pictures are read on this machine and never stored or sent anywhere.")
 
 
@@ -747,7 +747,7 @@ def start_sitting(store: SqliteStore, name: str) -> None:
     try:
         info = store.create_sitting(name)
     except StorageError as error:
-        st.error(words.storage_problem(str(error)))
+        st.error(md(words.storage_problem(str(error))))
         return
     st.query_params["sitting"] = str(info.id)
     reset_session_ui()
@@ -760,7 +760,7 @@ def rename_sitting(store: SqliteStore, chosen, name: str) -> None:
     try:
         store.rename_sitting(chosen.id, name)
     except StorageError as error:
-        st.error(words.storage_problem(str(error)))
+        st.error(md(words.storage_problem(str(error))))
         return
     flash("toast", f"The sitting {chosen.name} is now called {sitting_name(name)}.")
     st.rerun()
@@ -934,7 +934,7 @@ def setup_screen(referee: Referee) -> None:
         rows = st.container(key="grid_seats")  # each name with its buttons in one row, on a phone too
         for i, name in enumerate(seats):
             c1, c2, c3, c4 = rows.columns([4, 1, 1, 1], vertical_alignment="center")
-            c1.markdown(f"**{i + 1}. {esc(name)}**")
+            c1.markdown(f"**{i + 1}. {md(name)}**")
             button(c2, "", icon=":material/arrow_upward:", key=f"up_{i}", on_click=seat_action, args=("up", i),
                       disabled=i == 0, help=f"Move {name} up", width="stretch")
             button(c3, "", icon=":material/arrow_downward:", key=f"down_{i}", on_click=seat_action, args=("down", i),
@@ -952,7 +952,7 @@ def setup_screen(referee: Referee) -> None:
         # seat moved, a rule changed, the next name added) takes the message away, as it no longer answers the last
         # thing done
         if problem := st.session_state.pop("name_problem", None):
-            st.error(problem)
+            st.error(md(problem))
 
         st.subheader("Dealer and first player", anchor=False)
         dealer = None
@@ -997,14 +997,14 @@ def setup_screen(referee: Referee) -> None:
         dealt = dealt_from_left(tuple(seats), dealer, rules)
         dealers_left = next(iter(dealt))
         st.subheader("The deal", anchor=False)
-        st.caption(f"{rules.deck_size} cards, one at a time from {dealers_left} (the dealer's left); "
+        st.caption(f"{rules.deck_size} cards, one at a time from {md(dealers_left)} (the dealer's left); "
                    f"the first seats get the extra cards.")
         # a plain table: a data grid put a toolbar and a grid's cells between the players and the deal button
         st.table({"Player": seats, "Cards dealt": [dealt[name] for name in seats],
                   "Role": ["dealer" if name == dealer else ("plays first" if name == dealers_left and first_rule == "Dealer's left" else "")
                            for name in seats]}, hide_index=True)
         if first_rule == "Dealer's left":
-            st.caption(f"{dealers_left} plays first and claims aces.")
+            st.caption(f"{md(dealers_left)} plays first and claims aces.")
         else:
             st.caption("The first player is drawn at random when the cards are dealt.")
     if problem is not None:
@@ -1241,7 +1241,7 @@ def current_call(referee: Referee) -> OpenCall | None:
     try:
         stored = referee.open_call()
     except StorageError as error:
-        st.error(words.storage_problem(str(error)))
+        st.error(md(words.storage_problem(str(error))))
         stored = None
     held = st.session_state.get("call")
     if held is not None and (stored is None or (held.at, held.caller) != (stored.at, stored.caller)):
@@ -1463,7 +1463,7 @@ def game_screen(referee: Referee) -> None:
         board.caption(f"{card_count(game.out_of_game)} laid out as fours of a kind.")
     seen = words.seen_text(game.seen, game.players, [p for p in game.players if game.hands[p]])
     if seen:
-        board.caption(f"Seen face up, and where those cards can be now: {seen}",
+        board.caption(f"Seen face up, and where those cards can be now: {md(seen)}",
                    help="The referee follows the cards turned up at each call: a card seen going into a hand stays "
                         "there until that player lays cards down, and the pile goes to whoever picks it up. Cards "
                         "turned up, or four laid out, that need cards seen elsewhere do not fit: the screen says where "
@@ -1911,7 +1911,7 @@ def reading_shown(where, reading: camera.Reading, annotated, claimed: int | None
         head = f"Camera reads: **{esc(seen)}**"
     else:
         head = f"Camera is unsure. Best guess: **{esc(seen)}**"
-    earlier = f"<span class='cr-earlier'>{esc(EARLIER_PHOTO.format(name=photo_name))}</span>" if photo_name else ""
+    earlier = f"<span class='cr-earlier'>{md(EARLIER_PHOTO.format(name=photo_name))}</span>" if photo_name else ""
     said.markdown(earlier + head, unsafe_allow_html=True)
     if put_in:
         notes.append("these are the cards revealed below: check them, then apply the verdict")
@@ -1995,7 +1995,7 @@ def _read_elsewhere(source: str) -> bool:
 
 
 def cannot_open(source: str) -> None:
-    st.error(f"The server cannot open the camera {source!r}: plug it in, or give another number, device or address.")
+    st.error(f"The server cannot open the camera {md(repr(source))}: plug it in, or give another number, device or address.")
 
 
 def server_camera_view() -> None:
@@ -2018,7 +2018,7 @@ def server_camera_view() -> None:
             image = cam.frame()
             silent = cam.silent_for()
             if cam.feed.problem:
-                st.warning(f"The camera's picture cannot be read ({cam.feed.problem}): enter the cards by hand.")
+                st.warning(f"The camera's picture cannot be read ({md(cam.feed.problem)}): enter the cards by hand.")
             if silent > camera.SILENT_AFTER:
                 st.warning(f"No picture from the camera for {silent:.0f} s: check that it is plugged in and not in use "
                            "by another program (the app keeps trying).")
@@ -2893,7 +2893,7 @@ def main() -> None:
     try:
         store = open_store()
     except StorageError as error:
-        st.error(f"The referee cannot open its database: {error}")
+        st.error(f"The referee cannot open its database: {md(error)}")
         if "locked" in str(error):
             # what to do, not again who has it: the storage's words above say that another program writes to it
             st.info("Close that program, or wait until it is done, then reload this page.")
@@ -2906,7 +2906,7 @@ def main() -> None:
             read_again_soon(lambda: open_store().close())
             st.stop()
         st.info(f"The database is the file named by {DB_SETTING} (or referee.sqlite3 in the folder named by "
-                f"{DATA_SETTING}; without either, {default_db_path(ignore_settings=True)}). Point the setting at a "
+                f"{DATA_SETTING}; without either, {md(default_db_path(ignore_settings=True))}). Point the setting at a "
                 "file in a folder you can write to, or remove it, and start the referee again with ./run.sh.")
         st.stop()
     if store.created:
@@ -2920,7 +2920,7 @@ def main() -> None:
     try:
         sittings, chosen = current_sitting(store)
     except StorageError as error:
-        st.error(f"The referee cannot read its database: {error}")
+        st.error(f"The referee cannot read its database: {md(error)}")
         read_again_soon(lambda: open_store().sittings())  # a new store each try: a backup put back is a new file
         st.stop()
     sidebar(store, sittings, chosen)

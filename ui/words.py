@@ -444,3 +444,29 @@ def file_name(sitting: str, day: str, what: str) -> str:
 
 def esc(text: object) -> str:
     return html.escape(str(text))
+
+
+#: What of a player's, a sitting's or a photo's name Streamlit's markdown would read as its own (GitHub's markdown,
+#: LaTeX, its colour and icon directives, emoji names): HTML (``& < >``); a backslash, a code span, emphasis and
+#: strikethrough, a link or an image, math, a table's cell, a directive's attributes (``\ ` * _ ~ [ ] $ | { }``),
+#: though not a "_" between letters or digits, which never opens emphasis ("rows_4", a path's "test_a_db"); a
+#: colon that opens a directive (``:red[``), an emoji's or an icon's name (``:smile:``, ``:material/``) or a web
+#: address (``https://``); an e-mail address's ``@`` and a ``www.`` address's dot, which GitHub's markdown makes links;
+#: and at the start, what opens a heading or a list (``# ``, ``- ``, ``+ ``, ``1. ``). A dot, a hyphen, a bracket or
+#: a colon before a space are markup nowhere else, and stay as typed: "Anne-Sophie" and "Dr. Who" read the same in the
+#: page's source as on the screen.
+_MARKDOWN = re.compile(r"[&<>\\`*~\[\]$|{}@]|(?<![^\W_])_|_(?![^\W_])|:(?=[\w/+-])|(?i:(?<=www)\.)|^(?:[#+-]|\d+[.)])")
+
+
+def md(text: object) -> str:
+    """``text`` as itself in Streamlit's markdown, HTML or not (``st.markdown``, a caption, a message, a toast, a
+    button's label): a photo named "__init__.jpg" was shown as a bold "init.jpg", and a player "*Ann*" in italics.
+    Each character markdown would read as markup is written as a character reference ("&#95;"), which markdown and
+    HTML alike show as the character; a backslash ("\\_") showed itself inside an HTML block. What Streamlit changes in
+    the text itself stays: " -> " is shown as an arrow, and ":streamlit:" as Streamlit's logo."""
+    def literal(found: re.Match) -> str:
+        markup = found.group()
+        if markup in "&<>":
+            return html.escape(markup)
+        return f"{markup[:-1]}&#{ord(markup[-1])};"  # of "1.", the dot: the number stays a number
+    return _MARKDOWN.sub(literal, str(text))

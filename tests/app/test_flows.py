@@ -104,6 +104,29 @@ def test_setup_defaults_deal_sizes_and_name_checks(db):
     assert "Leo's turn" in text(at) and "claims aces" in text(at)
 
 
+def test_a_players_name_is_shown_as_typed_not_read_as_markdown(db):
+    """A name may hold what markdown reads as markup (clean_name keeps it): "*Sam*" was shown as an italic "Sam",
+    and "_Maya_" as an italic "Maya", in the seats, the deal's words, a message, a button and a toast."""
+    at = open_app()
+    start_sitting(at, "Friday")
+    add_players(at, "*Sam*", "_Maya_")
+    shown = {"*Sam*": "&#42;Sam&#42;", "_Maya_": "&#95;Maya&#95;"}
+    seats = [m.value for m in at.markdown if m.value.startswith("**")]
+    assert seats == ["**1. &#42;Sam&#42;**", "**2. &#95;Maya&#95;**"], seats
+    captions = " ".join(c.value for c in at.main.get("caption"))
+    assert "&#42;Sam&#42; plays first" in captions and "*Sam*" not in captions, captions
+    add_players(at, "*Sam*")
+    assert "&#42;Sam&#42; is already at the table: give each player a different name (add an initial)." in errors(at)
+    click(at, "deal")
+    player = stored_state(db).state.game.turn
+    caller = next(name for name in shown if name != player)
+    click(at, "play_1")
+    assert at.button(key=f"cheat_{caller}").label == shown[caller]
+    click(at, f"cheat_{caller}")
+    click(at, "cancel_call")
+    assert [t.value for t in at.toast] == [f"Cancelled {shown[caller]}'s call: {words.PLAY_STANDS}."]
+
+
 def test_every_revealed_rank_has_a_key_of_its_own_and_none_is_undos(db):
     at = deal(open_app(), "Sam", "Maya", "Leo", rule_jokers=True)
     click(at, "play_2")

@@ -224,6 +224,19 @@ def test_a_sure_photo_replaces_the_cards_an_earlier_photo_put_in_even_after_an_u
     assert "Revealed: Q Q" in text(at)
 
 
+@pytest.mark.parametrize(("name", "written"), [("__init__.jpg", "&#95;&#95;init&#95;&#95;.jpg"),
+                                              ("[x](y) *a* `b`.jpg", "&#91;x&#93;(y) &#42;a&#42; &#96;b&#96;.jpg")])
+def test_the_earlier_photos_name_is_shown_as_it_is_named_not_read_as_markdown(db, monkeypatch, name, written):
+    """The photo's name is written into the markdown of its reading, where HTML escaping left "__init__.jpg" to be
+    shown as a bold "init.jpg" (and a link, italics, code for the others)."""
+    read_as(monkeypatch, {64: camera.Reading(ranks=(Rank.KING, Rank.KING), sure=True)})
+    at = called(db, monkeypatch, "upload", 2)
+    give(at, "upload", name, plain(64))
+    note = [m.value for m in at.markdown if "class='cr-earlier'" in m.value]
+    assert len(note) == 1 and f"This is the reading of the earlier photo, {written}: the file" in note[0], note
+    assert name not in note[0] and "Camera reads: **K K**" in note[0], note
+
+
 def test_a_photo_put_in_again_in_a_new_call_after_a_cancel(db, monkeypatch):
     """A call cancelled (an Undo too many) and made again: the same photo handed over again goes in as it did the
     first time. It was taken for the first call's photo, already put in, and waited on a tap."""

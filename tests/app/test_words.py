@@ -313,3 +313,21 @@ def test_a_sitting_began_on_this_machines_day_and_time_not_utcs(monkeypatch):
     finally:
         monkeypatch.undo()
         time.tzset()
+
+
+def test_a_name_is_shown_as_typed_in_markdown_not_as_markup():
+    """What Streamlit's markdown reads as markup (GitHub's markdown, LaTeX, its directives and emoji names, links made
+    of addresses) is written as character references, which markdown and HTML both show as the character typed; the
+    rest of a name, and a colon or a dot before a space, stay as typed."""
+    said = {"__init__.jpg": "&#95;&#95;init&#95;&#95;.jpg", "_Bo_ a_ _b": "&#95;Bo&#95; a&#95; &#95;b", "a*b*.jpg": "a&#42;b&#42;.jpg",
+            "[x](y).jpg": "&#91;x&#93;(y).jpg", "`x`": "&#96;x&#96;", "~~x~~": "&#126;&#126;x&#126;&#126;",
+            "back\\slash": "back&#92;slash", "$x$": "&#36;x&#36;", "a|b": "a&#124;b", ":red[x]": "&#58;red&#91;x&#93;",
+            ":smile:": "&#58;smile:", "x:material/home": "x&#58;material/home", "https://x.org": "https&#58;//x.org",
+            "ann@x.org": "ann&#64;x.org", "www.x.org": "www&#46;x.org", "<b>Tom & Jo</b>": "&lt;b&gt;Tom &amp; Jo&lt;/b&gt;",
+            "# Ann": "&#35; Ann", "- Ann": "&#45; Ann", "+ Ann": "&#43; Ann", "1. Ann": "1&#46; Ann", "12) Ann": "12&#41; Ann",
+            "{x}": "&#123;x&#125;"}
+    assert {name: words.md(name) for name in said} == said
+    for plain in ("Anne-Sophie", "Dr. Who", "O'Neill", "Zoë", "Sam: 3 kings (2 laid)", "Game 3. Ann #1 + Bo - Cy!",
+                  "rows_4", "/tmp/test_a_db/referee.sqlite3"):  # "_" between letters opens no emphasis
+        assert words.md(plain) == plain
+    assert clean_name("*Ann* _Bo_ [x](y)") == "*Ann* _Bo_ [x](y)", "a name may hold markup: it must be escaped"
