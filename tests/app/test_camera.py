@@ -207,17 +207,23 @@ def scripted_reader(monkeypatch, ranks_per_frame: list):
     monkeypatch.setattr(camera, "_READER", camera.ReaderAdapter(module))
 
 
-def guessed(monkeypatch, frames: list) -> tuple[camera.LiveFeed, list]:
+def readings_of(monkeypatch, frames: list) -> tuple[camera.LiveFeed, list[camera.Reading]]:
     """A feed armed for a call and handed one frame for each of ``frames`` (what the scripted reader reads there): the
-    feed, and the best guess its reading offered after each frame."""
+    feed, and its reading after each frame."""
     scripted_reader(monkeypatch, frames)
     feed = camera.LiveFeed()
     feed.arm("call 1")
-    guesses = []
+    readings = []
     for _ in frames:
         feed.process(table())
-        guesses.append(feed.current().guess)
-    return feed, guesses
+        readings.append(feed.current())
+    return feed, readings
+
+
+def guessed(monkeypatch, frames: list) -> tuple[camera.LiveFeed, list]:
+    """As :func:`readings_of`: the feed, and the best guess its reading offered after each frame."""
+    feed, readings = readings_of(monkeypatch, frames)
+    return feed, [reading.guess for reading in readings]
 
 
 def test_an_unsure_camera_guesses_what_it_guessed_most_not_what_the_last_frame_showed(monkeypatch):
@@ -419,13 +425,7 @@ def test_the_live_reading_lists_the_cards_as_they_lie_and_counts_them_swapped_as
     the other) are still one reading, which steadies, shown as the latest frame lists them."""
     king_seven, seven_king = (Rank.KING, Rank.SEVEN), (Rank.SEVEN, Rank.KING)
     frames = [king_seven, seven_king, king_seven, seven_king]
-    scripted_reader(monkeypatch, frames)
-    feed = camera.LiveFeed()
-    feed.arm("call 1")
-    readings = []
-    for _ in frames:
-        feed.process(table())
-        readings.append(feed.current())
+    _, readings = readings_of(monkeypatch, frames)
     assert readings[2].steady and readings[2].ranks == king_seven
     assert readings[3].steady and readings[3].ranks == seven_king
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import cv2
 import pytest
+from streamlit.testing.v1 import AppTest
 
 from assistant import Rank
 from assistant.events import Call
@@ -368,6 +369,17 @@ def test_a_reload_presses_start_again_only_where_the_camera_was_on(db, monkeypat
     assert "live" not in playing.query_params and not _presses_start(reloaded(playing))
 
 
+def called_with_the_browsers_camera(monkeypatch, state: dict) -> AppTest:
+    """A page whose browser's camera is as ``state`` says (its ``playing`` and ``signalling``, changed by the test),
+    with Maya's call on Sam's play of two open, the reader seeing no card."""
+    fake_webrtc(monkeypatch, state)
+    scripted_reader(monkeypatch, [()] * 3)
+    at = deal(open_app(), "Sam", "Maya")
+    click(at, "play_2")
+    click(at, "cheat_Maya")
+    return at
+
+
 def test_a_call_reloaded_says_the_camera_is_starting_until_its_picture_comes_not_to_press_start(db, monkeypatch):
     """A reload ends the browser's camera, the page presses START by itself, and its first picture came 4 s or so
     later in Chromium: the call's line said meanwhile "the camera has sent no picture yet: press START under it", and
@@ -375,11 +387,7 @@ def test_a_call_reloaded_says_the_camera_is_starting_until_its_picture_comes_not
     until a picture comes; after camera.STARTING_FOR seconds with none, or with the camera stopped by the table, START
     is to be pressed."""
     state = {"playing": True, "signalling": False}
-    fake_webrtc(monkeypatch, state)
-    scripted_reader(monkeypatch, [()] * 3)
-    at = deal(open_app(), "Sam", "Maya")
-    click(at, "play_2")
-    click(at, "cheat_Maya")
+    at = called_with_the_browsers_camera(monkeypatch, state)
     starting = "Camera reads: nothing yet (the camera is starting: its picture comes in a moment)"
     state["playing"] = False  # the reload ended it
     again = reloaded(at)
@@ -414,11 +422,7 @@ def test_a_camera_stopped_by_the_table_as_a_reloaded_page_starts_it_is_said_stop
     call's line went on saying "the camera is starting" until camera.STARTING_FOR was up, and the address that the
     camera was on, so that a reload started again the camera the table had stopped."""
     state = {"playing": True, "signalling": False}
-    fake_webrtc(monkeypatch, state)
-    scripted_reader(monkeypatch, [()] * 3)
-    at = deal(open_app(), "Sam", "Maya")
-    click(at, "play_2")
-    click(at, "cheat_Maya")
+    at = called_with_the_browsers_camera(monkeypatch, state)
     state["playing"] = False  # the reload ended it
     again = reloaded(at)
     state["signalling"] = True  # the page pressed START: the browser's offer came

@@ -753,6 +753,30 @@ def test_a_database_replaced_while_open_is_not_written_over_and_the_file_now_the
     assert len(SqliteStore(path).events(1)) == 1
 
 
+def _saturday(path, events: int, call: OpenCall | None = None) -> Referee:
+    """A backup at ``path``: sitting 1, "Saturday", its first ``events`` events of a game of five (a call open where
+    ``call`` is given), closed as a backup lies."""
+    saturday = Referee.new(SqliteStore(path), "Saturday")
+    for event in (NewGame(PLAYERS + ("Eve",)), Play("Alice", 2), Play("Ben", 2))[:events]:
+        saturday.record(event)
+    if call is not None:
+        saturday.keep_call(call)
+    saturday.store.close()
+    return saturday
+
+
+def _friday(path) -> Referee:
+    """The page's sitting at ``path``: sitting 1, "Friday", three events of a game of four."""
+    page = Referee.new(SqliteStore(path), "Friday")
+    for event in (NewGame(PLAYERS), Play("Alice", 1), Play("Ben", 1)):
+        page.record(event)
+    return page
+
+
+#: What a write on a file replaced under the page is refused with.
+ON_A_REPLACED_FILE = "no longer holds the game as it was read: the file was replaced"
+
+
 @pytest.mark.parametrize("events", [1, 3], ids=["fewer", "as many"])
 def test_a_backup_copied_over_the_database_is_not_written_over_with_the_game_read_before(tmp_path, events):
     """``cp backup.sqlite3 referee.sqlite3`` keeps the file on disk (its inode), and its journal files beside it: the
@@ -760,15 +784,9 @@ def test_a_backup_copied_over_the_database_is_not_written_over_with_the_game_rea
     whose own deal was lost; read afresh, it went into the backup's sitting after a gap, or after another game's
     plays. The event is refused, and the backup is left as it was."""
     path, backup = tmp_path / "r.sqlite3", tmp_path / "backup.sqlite3"
-    saturday = Referee.new(SqliteStore(backup), "Saturday")
-    for event in (NewGame(PLAYERS + ("Eve",)), Play("Alice", 2), Play("Ben", 2))[:events]:
-        saturday.record(event)
-    saturday.store.close()
-    page = Referee.new(SqliteStore(path), "Friday")
-    for event in (NewGame(PLAYERS), Play("Alice", 1), Play("Ben", 1)):
-        page.record(event)
+    saturday, page = _saturday(backup, events), _friday(path)
     shutil.copyfile(backup, path)
-    with pytest.raises(FileReplaced, match="no longer holds the game as it was read: the file was replaced"):
+    with pytest.raises(FileReplaced, match=ON_A_REPLACED_FILE):
         page.record(Play("Cara", 1))
     assert SqliteStore(path).events(1) == saturday.sitting.log
     assert Referee(page.store, 1).state == saturday.state, "the store reads the backup"
@@ -780,15 +798,10 @@ def test_a_call_tapped_after_a_backup_was_copied_over_the_database_is_not_kept_i
     referee.sqlite3``, a call was kept in the backup's sitting of as many events, unsaid (its verdict then went into the
     backup's game), and one of fewer events was said to be another window's change. Refused as the event is."""
     path, backup = tmp_path / "r.sqlite3", tmp_path / "backup.sqlite3"
-    saturday = Referee.new(SqliteStore(backup), "Saturday")
-    for event in (NewGame(PLAYERS + ("Eve",)), Play("Alice", 2), Play("Ben", 2))[:events]:
-        saturday.record(event)
-    saturday.store.close()
-    page = Referee.new(SqliteStore(path), "Friday")
-    for event in (NewGame(PLAYERS), Play("Alice", 1), Play("Ben", 1)):
-        page.record(event)
+    _saturday(backup, events)
+    page = _friday(path)
     shutil.copyfile(backup, path)
-    with pytest.raises(FileReplaced, match="no longer holds the game as it was read: the file was replaced"):
+    with pytest.raises(FileReplaced, match=ON_A_REPLACED_FILE):
         page.keep_call(OpenCall(3, "Dev"))
     assert SqliteStore(path).open_call(1) is None
 
@@ -809,7 +822,7 @@ def test_a_deal_on_an_empty_sitting_after_a_backup_was_copied_over_the_database_
         Referee.new(page_store, "Thursday")
     page = Referee.new(page_store, "Friday")
     shutil.copyfile(copied, path)
-    with pytest.raises(FileReplaced, match="no longer holds the game as it was read: the file was replaced"):
+    with pytest.raises(FileReplaced, match=ON_A_REPLACED_FILE):
         page.record(NewGame(PLAYERS))
     assert [(s.name, s.events) for s in SqliteStore(path).sittings()] == [("Saturday", len(saturday.sitting.log))]
 
@@ -821,18 +834,11 @@ def test_a_call_cancelled_after_a_backup_was_copied_over_the_database_is_said_to
     change where the backup held no call, and cancelled the backup's own call where it held one like it, unsaid.
     Refused as an event or a call is (FileReplaced), the backup's call left open."""
     path, backup = tmp_path / "r.sqlite3", tmp_path / "backup.sqlite3"
-    saturday = Referee.new(SqliteStore(backup), "Saturday")
-    for event in (NewGame(PLAYERS + ("Eve",)), Play("Alice", 2), Play("Ben", 2)):
-        saturday.record(event)
-    if backup_call is not None:
-        saturday.keep_call(backup_call)
-    saturday.store.close()
-    page = Referee.new(SqliteStore(path), "Friday")
-    for event in (NewGame(PLAYERS), Play("Alice", 1), Play("Ben", 1)):
-        page.record(event)
+    _saturday(backup, 3, backup_call)
+    page = _friday(path)
     call = page.keep_call(OpenCall(3, "Dev"))
     shutil.copyfile(backup, path)
-    with pytest.raises(FileReplaced, match="no longer holds the game as it was read: the file was replaced"):
+    with pytest.raises(FileReplaced, match=ON_A_REPLACED_FILE):
         page.drop_call(call)
     assert SqliteStore(path).open_call(1) == backup_call
 
